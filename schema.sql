@@ -1,0 +1,18 @@
+-- The ledger of the idempotent relay: one row per GUID (SPEC section 5).
+-- Applied at every start of the relay and of the one-shot commands: every statement is harmless twice.
+-- Connection settings (WAL, synchronous=FULL, busy timeout) are in the JDBC URL, not here.
+
+CREATE TABLE IF NOT EXISTS tx (
+    guid        VARCHAR(32) NOT NULL PRIMARY KEY,
+    tx_code     VARCHAR(4)  NOT NULL,
+    state       VARCHAR(8)  NOT NULL CHECK (state IN ('RECEIVED', 'SENT', 'DONE', 'UNKNOWN', 'FAILED')),
+    rsp_code    VARCHAR(4),
+    request     BLOB        NOT NULL,
+    response    BLOB,
+    attempts    INTEGER     NOT NULL DEFAULT 0,
+    created_at  TEXT        NOT NULL,
+    updated_at  TEXT        NOT NULL
+);
+
+-- the timed routes look rows up by state and age
+CREATE INDEX IF NOT EXISTS tx_state_updated_at ON tx (state, updated_at);

@@ -1,0 +1,106 @@
+package dev.idempotentrelay;
+
+import dev.idempotentrelay.core.CoreSimulator;
+import dev.idempotentrelay.ledger.LedgerSchema;
+import dev.idempotentrelay.telegram.TelegramMapper;
+import dev.idempotentrelay.telegram.TelegramValidator;
+import dev.idempotentrelay.wire.FrameDecoderFactory;
+import dev.idempotentrelay.wire.FrameEncoder;
+import java.net.URI;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.apache.camel.CamelContext;
+import org.apache.camel.main.BaseMainSupport;
+import org.apache.camel.main.Main;
+import org.apache.camel.main.MainListenerSupport;
+
+/**
+ * The relay as a Camel Main application: application.properties, overridden by the given properties
+ * (the command line's flags), the YAML routes, and the few Java beans the routes call. Before any
+ * route starts, {@code schema.sql} is applied to the ledger and, when asked, the core simulator starts.
+ */
+public final class Relay implements AutoCloseable {
+
+    private final Main main = new Main();
+    private CoreSimulator coreSimulator;
+
+    private Relay(Map<String, String> overrides) {
+        main.bind("telegramValidator", new TelegramValidator());
+        main.bind("telegramMapper", new TelegramMapper());
+        main.bind("frameDecoder", new FrameDecoderFactory());
+        main.bind("frameEncoder", new FrameEncoder());
+        overrides.forEach(main::addOverrideProperty);
+        main.addMainListener(new MainListenerSupport() {
+            @Override
+            public void afterConfigure(BaseMainSupport configured) {
+                prepare(configured.getCamelContext());
+            }
+        });
+    }
+
+    /** Starts the relay and returns once its routes are started. */
+    public static Relay start(Map<String, String> overrides) throws Exception {
+        Relay relay = new Relay(overrides);
+        try {
+            relay.main.start();
+        } catch (Exception | Error e) {
+            relay.close();
+            throw e;
+        }
+        if (relay.main.getCamelContext() == null || !relay.main.getCamelContext().isStarted()) {
+            relay.close();
+            throw new IllegalStateException("the relay did not start");
+        }
+        return relay;
+    }
+
+    public CamelContext context() {
+        return main.getCamelContext();
+    }
+
+    /** Stops gracefully: the listener stops accepting, calls in flight finish and are recorded. */
+    @Override
+    public void close() {
+        try {
+            main.stop();
+        } finally {
+            if (coreSimulator != null) {
+                coreSimulator.close();
+            }
+        }
+    }
+
+    private void prepare(CamelContext context) {
+        DataSource ledger = context.getRegistry().lookupByNameAndType("ledger", DataSource.class);
+        try {
+            LedgerSchema.apply(ledger);
+        } catch (Exception e) {
+            throw new LedgerUnusableException(context.resolvePropertyPlaceholders("{{relay.db}}"), e);
+        }
+        if (Boolean.parseBoolean(context.resolvePropertyPlaceholders("{{relay.core-sim.enabled}}"))) {
+            URI core = URI.create(context.resolvePropertyPlaceholders("{{relay.core.url}}"));
+            int port = core.getPort() > 0 ? core.getPort() : 80;
+            long slowMs = Long.parseLong(context.resolvePropertyPlaceholders("{{relay.core-sim.slow-ms}}"));
+            try {
+                coreSimulator = CoreSimulator.start(port, slowMs);
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot start the core simulator on port " + port + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** The ledger file cannot be opened, created or brought to the schema. */
+    public static class LedgerUnusableException extends RuntimeException {
+        LedgerUnusableException(String db, Exception cause) {
+            super("cannot use ledger " + db + ": " + rootMessage(cause), cause);
+        }
+
+        private static String rootMessage(Throwable e) {
+            Throwable root = e;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            return root.getMessage() == null ? root.toString() : root.getMessage();
+        }
+    }
+}

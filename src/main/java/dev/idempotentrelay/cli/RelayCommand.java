@@ -1,0 +1,45 @@
+package dev.idempotentrelay.cli;
+
+import java.util.Arrays;
+
+/** Entry point of {@code idempotent-relay.jar}: dispatches to the command named first (SPEC section 7). */
+public final class RelayCommand {
+
+    static final String USAGE = String.join("\n",
+            "usage: java -jar idempotent-relay.jar COMMAND [flags]",
+            "  run        [--db PATH] [--port N] [--core URL] [--connect-timeout-ms N] [--read-timeout-ms N]",
+            "             [--routes DIR] [--no-jobs] [--every S] [--purge-every S] [--min-age S]",
+            "             [--sent-stale-after S] [--max-attempts N] [--days N] [--core-sim]",
+            "  core-sim   [--port N] [--slow-ms N]",
+            "  send       [--host H] [--port N] --guid G --from A --to B --amount N [--memo M] [--channel C]");
+
+    private RelayCommand() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs a command and returns its exit code: 0 done, 1 failed, 2 bad arguments or unusable database. */
+    static int execute(String[] args) {
+        if (args.length == 0 || Arrays.asList("-h", "--help", "help").contains(args[0])) {
+            System.out.println(USAGE);
+            return args.length == 0 ? 2 : 0;
+        }
+        try {
+            switch (args[0]) {
+                case "run":
+                    return RunCommand.run(args);
+                case "core-sim":
+                    return CoreSimCommand.run(args);
+                case "send":
+                    return SendCommand.run(args);
+                default:
+                    throw new UsageException("unknown command '" + args[0] + "' (run, core-sim, send)");
+            }
+        } catch (UsageException e) {
+            System.err.println("idempotent-relay: " + e.getMessage());
+            return 2;
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package dev.idempotentrelay.cli;
+
+import dev.idempotentrelay.telegram.Telegram;
+import dev.idempotentrelay.wire.Frames;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+
+/** {@code send}: a channel client that sends one transfer and prints the reply's fields. */
+final class SendCommand {
+
+    private static final int TIMEOUT_MS = 30_000;
+
+    private SendCommand() {
+    }
+
+    static int run(String[] args) throws UsageException {
+        Flags flags = Flags.parse("send", args, 1,
+                Set.of("host", "port", "guid", "from", "to", "amount", "memo", "channel"), Set.of());
+        String host = flags.get("host", "localhost");
+        int port = (int) flags.number("send", "port", 9100, 1);
+        byte[] request;
+        try {
+            request = Telegram.transferRequest(
+                    flags.required("send", "guid"),
+                    flags.get("channel", "CLI1"),
+                    flags.required("send", "from"),
+                    flags.required("send", "to"),
+                    flags.number("send", "amount", 0, 0),
+                    flags.get("memo", ""));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("send: " + e.getMessage());
+        }
+        if (!flags.has("amount")) {
+            throw new UsageException("send: --amount is required");
+        }
+        byte[] reply;
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), TIMEOUT_MS);
+            socket.setSoTimeout(TIMEOUT_MS);
+            Frames.write(socket.getOutputStream(), request);
+            reply = Frames.read(socket.getInputStream());
+        } catch (IOException e) {
+            System.err.println("send: no reply from " + host + ":" + port + ": " + e.getMessage());
+            return 1;
+        }
+        if (reply == null) {
+            System.err.println("send: the relay closed the connection without a reply");
+            return 1;
+        }
+        System.out.println(describe(reply));
+        return 0;
+    }
+
+    /** The reply's fields, one per line, and the raw message. */
+    static String describe(byte[] reply) {
+        StringBuilder out = new StringBuilder();
+        out.append("rsp_code      ").append(Telegram.rspCode(reply)).append('\n');
+        out.append("guid          ").append(Telegram.guid(reply)).append('\n');
+        if (reply.length >= Telegram.ACCEPTED_REPLY_LENGTH) {
+            out.append("core_ref      ").append(Telegram.field(reply, Telegram.CORE_REF, Telegram.CORE_REF_WIDTH)).append('\n');
+            out.append("balance_after ").append(Telegram.raw(reply, Telegram.BALANCE_AFTER, Telegram.BALANCE_WIDTH)).append('\n');
+            out.append("processed_at  ").append(Telegram.raw(reply, Telegram.PROCESSED_AT, Telegram.PROCESSED_AT_WIDTH)).append('\n');
+        }
+        out.append("reply         ").append(String.format("%04d", reply.length))
+                .append(new String(reply, StandardCharsets.US_ASCII));
+        return out.toString();
+    }
+}

@@ -1,0 +1,47 @@
+package dev.idempotentrelay.core;
+
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
+import org.apache.hc.core5.util.TimeValue;
+import org.apache.hc.core5.util.Timeout;
+
+/**
+ * The pool of HTTP connections to the core. Every pooled connection is checked before it is reused:
+ * a keep-alive connection that the core closed while it sat idle carries no delivery, and must not
+ * turn a core that has gone down into E901 (outcome unknown) instead of E902 (certainly not sent).
+ * Configured from application.properties as a Camel bean.
+ */
+public class CoreConnectionManager extends PoolingHttpClientConnectionManager {
+
+    private long connectTimeoutMs = 1000;
+    private long readTimeoutMs = 5000;
+
+    public CoreConnectionManager() {
+        super();
+        applyConnectionConfig();
+    }
+
+    public void setConnectTimeoutMs(long connectTimeoutMs) {
+        this.connectTimeoutMs = connectTimeoutMs;
+        applyConnectionConfig();
+    }
+
+    public void setReadTimeoutMs(long readTimeoutMs) {
+        this.readTimeoutMs = readTimeoutMs;
+        applyConnectionConfig();
+    }
+
+    /** The most connections open to the core at once: as many as transfers may be in flight. */
+    public void setMaxConnections(int maxConnections) {
+        setMaxTotal(maxConnections);
+        setDefaultMaxPerRoute(maxConnections);
+    }
+
+    private void applyConnectionConfig() {
+        setDefaultConnectionConfig(ConnectionConfig.custom()
+                .setConnectTimeout(Timeout.ofMilliseconds(connectTimeoutMs))
+                .setSocketTimeout(Timeout.ofMilliseconds(readTimeoutMs))
+                .setValidateAfterInactivity(TimeValue.ZERO_MILLISECONDS)
+                .build());
+    }
+}

@@ -1,0 +1,42 @@
+package dev.idempotentrelay.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import dev.idempotentrelay.telegram.Telegram;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Cuts the channel byte stream into messages framed as {@code LLLL<message>}, LLLL being four ASCII
+ * digits. Emits each message as a {@code byte[]} without its prefix. A prefix that is not four digits,
+ * or a message too short to hold a header, is unreadable: the connection is closed without a reply.
+ * One instance per connection (it keeps state), handed out by {@link FrameDecoderFactory}.
+ */
+public class FrameDecoder extends ByteToMessageDecoder {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (in.readableBytes() < Frames.PREFIX_LENGTH) {
+            return;
+        }
+        int length = Frames.parsePrefix(in, in.readerIndex());
+        if (length < Telegram.HEADER_LENGTH) {
+            LOG.warn("Unreadable frame from {}: length prefix {}; closing the connection",
+                    ctx.channel().remoteAddress(), length < 0 ? "is not 4 digits" : "shorter than a header");
+            in.skipBytes(in.readableBytes());
+            ctx.close();
+            return;
+        }
+        if (in.readableBytes() < Frames.PREFIX_LENGTH + length) {
+            return;
+        }
+        in.skipBytes(Frames.PREFIX_LENGTH);
+        byte[] message = new byte[length];
+        in.readBytes(message);
+        out.add(message);
+    }
+}

@@ -1,0 +1,68 @@
+package dev.idempotentrelay.support;
+
+import dev.idempotentrelay.Relay;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The relay started in this JVM the way {@code run} starts it, loading the YAML routes from the
+ * repository's {@code routes/} folder, on a SQLite file and a free loopback port, with no timed jobs.
+ */
+public final class RelayUnderTest implements AutoCloseable {
+
+    public final int port;
+    public final Path db;
+    public final LedgerFile ledger;
+    private final Relay relay;
+
+    private RelayUnderTest(Relay relay, int port, Path db) {
+        this.relay = relay;
+        this.port = port;
+        this.db = db;
+        this.ledger = new LedgerFile(db);
+    }
+
+    public static Builder on(Path db, String coreUrl) {
+        return new Builder(db, coreUrl);
+    }
+
+    public Relay relay() {
+        return relay;
+    }
+
+    @Override
+    public void close() {
+        relay.close();
+    }
+
+    public static final class Builder {
+        private final Path db;
+        private final Map<String, String> properties = new HashMap<>();
+
+        private Builder(Path db, String coreUrl) {
+            this.db = db;
+            properties.put("relay.db", db.toString());
+            properties.put("relay.core.url", coreUrl);
+            properties.put("relay.host", "127.0.0.1");
+            properties.put("relay.jobs.enabled", "false");
+            properties.put("camel.main.routes-include-pattern",
+                    "file:" + Path.of("routes").toAbsolutePath() + "/*.camel.yaml");
+        }
+
+        public Builder readTimeoutMs(long ms) {
+            return with("relay.core.read-timeout-ms", Long.toString(ms));
+        }
+
+        public Builder with(String property, String value) {
+            properties.put(property, value);
+            return this;
+        }
+
+        public RelayUnderTest start() throws Exception {
+            int port = Ports.free();
+            properties.put("relay.port", Integer.toString(port));
+            return new RelayUnderTest(Relay.start(properties), port, db);
+        }
+    }
+}
