@@ -1,0 +1,110 @@
+package dev.idempotentrelay;
+
+import static dev.idempotentrelay.support.Requests.newGuid;
+import static dev.idempotentrelay.support.Requests.transfer;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idempotentrelay.core.CoreSimulator;
+import dev.idempotentrelay.support.Await;
+import dev.idempotentrelay.support.Channel;
+import dev.idempotentrelay.support.CoreClient;
+import dev.idempotentrelay.support.JarProcess;
+import dev.idempotentrelay.support.LedgerFile;
+import dev.idempotentrelay.support.Ports;
+import dev.idempotentrelay.telegram.Telegram;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The packaged jar, started as its own process from another folder, as a user runs it. */
+class PackagedJarIT {
+
+    private static final Duration START = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void demoAnswersSendWith0000AndTheSameSendAgainGetsTheIdenticalReply() throws Exception {
+        int port = Ports.free();
+        int corePort = Ports.free();
+        String guid = newGuid();
+        try (JarProcess relay = JarProcess.start(dir, "run", "--core-sim", "--port", Integer.toString(port),
+                "--core", "http://localhost:" + corePort, "--db", "demo.db", "--no-jobs")) {
+            relay.awaitLine("listening on port " + port, START);
+            String[] send = {"send", "--port", Integer.toString(port), "--guid", guid, "--from", "1002003004005006",
+                    "--to", "2003004005006007", "--amount", "10000", "--memo", "lunch money", "--channel", "MOB1"};
+            JarProcess first = JarProcess.run(dir, send);
+            JarProcess second = JarProcess.run(dir, send);
+            assertEquals(0, first.exitCode(), first.errors().toString());
+            List<String> firstOut = first.output();
+            assertTrue(firstOut.contains("rsp_code      0000"), firstOut.toString());
+            assertTrue(firstOut.stream().anyMatch(l -> l.startsWith("reply         0090TR01R" + guid + "MOB10000")), firstOut.toString());
+            assertEquals(firstOut, second.output());
+            assertEquals(1, new CoreClient("http://localhost:" + corePort).calls());
+            assertEquals(1, new CoreClient("http://localhost:" + corePort).calls(guid));
+            assertEquals("DONE", new LedgerFile(dir.resolve("demo.db")).row(guid).get("state"));
+        }
+    }
+
+    @Test
+    void claimSurvivesKillMinus9WhileTheCoreHoldsTheCall() throws Exception {
+        try (CoreSimulator core = CoreSimulator.start(0, 10_000)) {
+            CoreClient coreView = new CoreClient(core.url());
+            int port = Ports.free();
+            String[] run = {"run", "--port", Integer.toString(port), "--core", core.url(), "--db", "ledger.db",
+                    "--no-jobs", "--read-timeout-ms", "30000"};
+            String guid = newGuid();
+            byte[] request = transfer(guid, 10_000, "SLOW lunch");
+            try (JarProcess relay = JarProcess.start(dir, run)) {
+                relay.awaitLine("listening on port " + port, START);
+                Channel channel = Channel.open(port);
+                channel.write(request);
+                Await.until("the core received the POST", Duration.ofSeconds(20), () -> coreView.calls(guid) == 1);
+                relay.kill();
+                channel.close();
+            }
+            Map<String, Object> row = new LedgerFile(dir.resolve("ledger.db")).row(guid);
+            assertEquals("SENT", row.get("state"));
+            assertEquals(1, ((Number) row.get("attempts")).intValue());
+            assertEquals("ok", new LedgerFile(dir.resolve("ledger.db")).queryString("PRAGMA integrity_check"));
+
+            try (JarProcess relay = JarProcess.start(dir, run); Channel channel = waitForRelay(relay, port)) {
+                byte[] reply = channel.send(request);
+                assertEquals("E903", Telegram.rspCode(reply));
+            }
+            assertEquals(1, coreView.calls(guid));
+        }
+    }
+
+    @Test
+    void badArgumentsAndAnUnusableLedgerAreOneLineAndExit2() throws Exception {
+        JarProcess badPort = JarProcess.run(dir, "run", "--port", "abc");
+        assertEquals(2, badPort.exitCode());
+        assertEquals(List.of("idempotent-relay: run: --port must be a whole number of at least 1, not 'abc'"), badPort.errors());
+
+        JarProcess unknownFlag = JarProcess.run(dir, "run", "--colour", "blue");
+        assertEquals(2, unknownFlag.exitCode());
+        assertEquals(List.of("idempotent-relay: run: unknown flag --colour"), unknownFlag.errors());
+
+        JarProcess noFolder = JarProcess.run(dir, "run", "--port", Integer.toString(Ports.free()), "--no-jobs",
+                "--db", dir.resolve("missing-folder/ledger.db").toString());
+        assertEquals(2, noFolder.exitCode());
+        List<String> lines = noFolder.errors();
+        assertEquals(1, lines.size(), lines.toString());
+        assertTrue(lines.get(0).startsWith("idempotent-relay: run: cannot use ledger "), lines.get(0));
+
+        JarProcess noGuid = JarProcess.run(dir, "send", "--from", "A", "--to", "B", "--amount", "1");
+        assertEquals(2, noGuid.exitCode());
+        assertEquals(List.of("idempotent-relay: send: --guid is required"), noGuid.errors());
+    }
+
+    private static Channel waitForRelay(JarProcess relay, int port) throws Exception {
+        relay.awaitLine("listening on port " + port, START);
+        return Channel.open(port);
+    }
+}
