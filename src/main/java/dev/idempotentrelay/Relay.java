@@ -1,6 +1,7 @@
 package dev.idempotentrelay;
 
 import dev.idempotentrelay.core.CoreSimulator;
+import dev.idempotentrelay.jobs.JobSummary;
 import dev.idempotentrelay.ledger.LedgerSchema;
 import dev.idempotentrelay.telegram.TelegramMapper;
 import dev.idempotentrelay.telegram.TelegramValidator;
@@ -29,6 +30,7 @@ public final class Relay implements AutoCloseable {
         main.bind("telegramMapper", new TelegramMapper());
         main.bind("frameDecoder", new FrameDecoderFactory());
         main.bind("frameEncoder", new FrameEncoder());
+        main.bind("jobSummary", new JobSummary());
         overrides.forEach(main::addOverrideProperty);
         main.addMainListener(new MainListenerSupport() {
             @Override

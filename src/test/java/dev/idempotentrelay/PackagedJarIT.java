@@ -2,6 +2,7 @@ package dev.idempotentrelay;
 
 import static dev.idempotentrelay.support.Requests.newGuid;
 import static dev.idempotentrelay.support.Requests.transfer;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,14 +53,15 @@ class PackagedJarIT {
     }
 
     @Test
-    void claimSurvivesKillMinus9WhileTheCoreHoldsTheCall() throws Exception {
-        try (CoreSimulator core = CoreSimulator.start(0, 10_000)) {
+    void relayKilledMidCallKeepsItsClaimAndResolveSettlesTheStaleSentByInquiry() throws Exception {
+        try (CoreSimulator core = CoreSimulator.start(0, 3_000)) {
             CoreClient coreView = new CoreClient(core.url());
             int port = Ports.free();
             String[] run = {"run", "--port", Integer.toString(port), "--core", core.url(), "--db", "ledger.db",
                     "--no-jobs", "--read-timeout-ms", "30000"};
             String guid = newGuid();
             byte[] request = transfer(guid, 10_000, "SLOW lunch");
+            LedgerFile ledger = new LedgerFile(dir.resolve("ledger.db"));
             try (JarProcess relay = JarProcess.start(dir, run)) {
                 relay.awaitLine("listening on port " + port, START);
                 Channel channel = Channel.open(port);
@@ -68,16 +70,28 @@ class PackagedJarIT {
                 relay.kill();
                 channel.close();
             }
-            Map<String, Object> row = new LedgerFile(dir.resolve("ledger.db")).row(guid);
+            Map<String, Object> row = ledger.row(guid);
             assertEquals("SENT", row.get("state"));
             assertEquals(1, ((Number) row.get("attempts")).intValue());
-            assertEquals("ok", new LedgerFile(dir.resolve("ledger.db")).queryString("PRAGMA integrity_check"));
+            assertEquals("ok", ledger.queryString("PRAGMA integrity_check"));
 
             try (JarProcess relay = JarProcess.start(dir, run); Channel channel = waitForRelay(relay, port)) {
+                assertEquals("E903", Telegram.rspCode(channel.send(request)));
+
+                Await.until("the core applied the transfer it got", Duration.ofSeconds(20), () -> coreView.inquiryStatus(guid) == 200);
+                // the one-shot resolve, against the ledger that the restarted relay is using
+                JarProcess resolve = JarProcess.run(dir, "resolve", "--db", "ledger.db", "--core", core.url(),
+                        "--min-age", "1", "--sent-stale-after", "1");
+                assertEquals(0, resolve.exitCode(), resolve.errors().toString());
+                assertEquals(List.of("resolve: 1 done, 0 failed, 0 kept, 1 stale SENT made UNKNOWN"), resolve.output());
+                assertEquals("DONE", ledger.row(guid).get("state"));
+
                 byte[] reply = channel.send(request);
-                assertEquals("E903", Telegram.rspCode(reply));
+                assertEquals("0000", Telegram.rspCode(reply));
+                assertArrayEquals((byte[]) ledger.row(guid).get("response"), reply);
             }
             assertEquals(1, coreView.calls(guid));
+            assertEquals(1, coreView.calls());
         }
     }
 

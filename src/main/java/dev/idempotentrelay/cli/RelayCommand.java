@@ -10,6 +10,9 @@ public final class RelayCommand {
             "  run        [--db PATH] [--port N] [--core URL] [--connect-timeout-ms N] [--read-timeout-ms N]",
             "             [--routes DIR] [--no-jobs] [--every S] [--purge-every S] [--min-age S]",
             "             [--sent-stale-after S] [--max-attempts N] [--days N] [--core-sim]",
+            "  resolve    --db PATH --core URL --min-age S [--sent-stale-after S]",
+            "  reprocess  --db PATH --core URL --max-attempts N",
+            "  purge      --db PATH --days N",
             "  core-sim   [--port N] [--slow-ms N]",
             "  send       [--host H] [--port N] --guid G --from A --to B --amount N [--memo M] [--channel C]");
 
@@ -20,8 +23,14 @@ public final class RelayCommand {
         System.exit(execute(args));
     }
 
+    private static void quietLogs() {
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
+    }
+
     /** Runs a command and returns its exit code: 0 done, 1 failed, 2 bad arguments or unusable database. */
-    static int execute(String[] args) {
+    public static int execute(String[] args) {
         if (args.length == 0 || Arrays.asList("-h", "--help", "help").contains(args[0])) {
             System.out.println(USAGE);
             return args.length == 0 ? 2 : 0;
@@ -34,8 +43,14 @@ public final class RelayCommand {
                     return CoreSimCommand.run(args);
                 case "send":
                     return SendCommand.run(args);
+                case "resolve":
+                case "reprocess":
+                case "purge":
+                    // a one-shot command prints its summary line; the relay's INFO logs would bury it
+                    quietLogs();
+                    return JobCommand.run(args);
                 default:
-                    throw new UsageException("unknown command '" + args[0] + "' (run, core-sim, send)");
+                    throw new UsageException("unknown command '" + args[0] + "' (run, resolve, reprocess, purge, core-sim, send)");
             }
         } catch (UsageException e) {
             System.err.println("idempotent-relay: " + e.getMessage());

@@ -79,7 +79,7 @@ final class RunCommand {
             }
         }
         if (flags.has("core")) {
-            checkCoreUrl(flags.get("core", null));
+            checkCoreUrl("run", flags.get("core", null));
         }
         if (flags.has("db") && flags.get("db", "").isBlank()) {
             throw new UsageException("run: --db needs a file name");
@@ -96,14 +96,14 @@ final class RunCommand {
         return properties;
     }
 
-    private static void checkCoreUrl(String url) throws UsageException {
+    static void checkCoreUrl(String command, String url) throws UsageException {
         try {
             URI uri = URI.create(url);
             if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
                 throw new IllegalArgumentException();
             }
         } catch (IllegalArgumentException e) {
-            throw new UsageException("run: --core must be a URL such as http://localhost:9201, not '" + url + "'");
+            throw new UsageException(command + ": --core must be a URL such as http://localhost:9201, not '" + url + "'");
         }
     }
 
@@ -128,16 +128,21 @@ final class RunCommand {
         return "file:" + folder + "/*.camel.yaml";
     }
 
-    private static String startFailure(Throwable e) {
+    /** Why the relay did not start, in one line. */
+    static String startFailure(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof Relay.LedgerUnusableException) {
                 return t.getMessage();
             }
         }
+        return "the relay did not start: " + rootMessage(e);
+    }
+
+    static String rootMessage(Throwable e) {
         Throwable root = e;
         while (root.getCause() != null) {
             root = root.getCause();
         }
-        return "the relay did not start: " + (root.getMessage() == null ? root : root.getMessage());
+        return root.getMessage() == null ? root.toString() : root.getMessage();
     }
 }

@@ -89,6 +89,23 @@ public class TelegramMapper {
         return Telegram.acceptedBody(coreRef, balanceAfter, processedAt);
     }
 
+    /**
+     * Maps the core's answer to an inquiry ({@code GET /v1/transfers/{guid}}) into header {@code reply}:
+     * the stored request's header with 0000 and the 45-byte body from the JSON, when the answer is a 200
+     * with a complete transfer for this GUID; otherwise the header is removed.
+     */
+    public void inquiryReply(Exchange exchange) {
+        Message in = exchange.getMessage();
+        byte[] request = in.getHeader("request", byte[].class);
+        Integer status = in.getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
+        byte[] accepted = status != null && status == 200 ? acceptedBody(in.getBody(String.class), guid(request)) : null;
+        if (accepted == null) {
+            in.removeHeader("reply");
+        } else {
+            in.setHeader("reply", Telegram.reply(request, RSP_ACCEPTED, accepted));
+        }
+    }
+
     /** A reply with no body: the request's header, kind R, and the code in header {@code rspCode}. */
     public byte[] refusal(@Header("request") byte[] request, @Header("rspCode") String rspCode) {
         return Telegram.reply(request, rspCode, new byte[0]);

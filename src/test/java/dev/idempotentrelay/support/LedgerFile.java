@@ -38,6 +38,39 @@ public final class LedgerFile {
         }
     }
 
+    /** Writes a row as a relay would have left it; {@code ageSeconds} sets updated_at that far in the past. */
+    public void insert(String guid, String state, String rspCode, byte[] request, byte[] response, int attempts,
+            long ageSeconds) throws SQLException {
+        String at = java.time.LocalDateTime.now(java.time.ZoneOffset.UTC).minusSeconds(ageSeconds)
+                .format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
+        try (Connection c = DriverManager.getConnection(url);
+                PreparedStatement ps = c.prepareStatement("INSERT INTO tx (guid, tx_code, state, rsp_code, request, "
+                        + "response, attempts, created_at, updated_at) VALUES (?, 'TR01', ?, ?, ?, ?, ?, ?, ?)")) {
+            ps.setString(1, guid);
+            ps.setString(2, state);
+            ps.setString(3, rspCode);
+            ps.setBytes(4, request);
+            ps.setBytes(5, response);
+            ps.setInt(6, attempts);
+            ps.setString(7, at);
+            ps.setString(8, at);
+            ps.executeUpdate();
+        }
+    }
+
+    /** Moves a row's updated_at {@code seconds} into the past, as time passing would. */
+    public void age(String guid, long seconds) throws SQLException {
+        try (Connection c = DriverManager.getConnection(url);
+                PreparedStatement ps = c.prepareStatement(
+                        "UPDATE tx SET updated_at = datetime(updated_at, ?) WHERE guid = ?")) {
+            ps.setString(1, "-" + seconds + " seconds");
+            ps.setString(2, guid);
+            if (ps.executeUpdate() != 1) {
+                throw new SQLException("no row " + guid);
+            }
+        }
+    }
+
     public long count() throws SQLException {
         return queryLong("SELECT COUNT(*) FROM tx");
     }

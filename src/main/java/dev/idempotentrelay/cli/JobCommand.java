@@ -1,0 +1,92 @@
+package dev.idempotentrelay.cli;
+
+import dev.idempotentrelay.Relay;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The one-shot commands {@code resolve}, {@code reprocess} and {@code purge}: the relay's own routes
+ * (direct:run-resolve, direct:run-reprocess, direct:run-purge) run once, without the channel listener
+ * or the timers, against a ledger that a running relay may be using at the same moment.
+ */
+final class JobCommand {
+
+    /** One command: its required and optional flags, and the route it runs once. */
+    private record Job(String name, List<String> required, List<String> optional, String route) {
+    }
+
+    private static final Map<String, Job> JOBS = Map.of(
+            "resolve", new Job("resolve", List.of("db", "core", "min-age"), List.of("sent-stale-after"), "direct:run-resolve"),
+            "reprocess", new Job("reprocess", List.of("db", "core", "max-attempts"), List.of(), "direct:run-reprocess"),
+            "purge", new Job("purge", List.of("db", "days"), List.of(), "direct:run-purge"));
+
+    private static final Map<String, Long> MINIMUM = Map.of("min-age", 0L, "sent-stale-after", 0L, "max-attempts", 1L, "days", 0L);
+
+    private JobCommand() {
+    }
+
+    static boolean isJob(String command) {
+        return JOBS.containsKey(command);
+    }
+
+    static int run(String[] args) throws UsageException {
+        Job job = JOBS.get(args[0]);
+        Map<String, String> properties = properties(job, args);
+        Relay relay;
+        try {
+            relay = Relay.start(properties);
+        } catch (Exception e) {
+            throw new UsageException(job.name() + ": " + RunCommand.startFailure(e));
+        }
+        try (relay) {
+            String summary = relay.context().createProducerTemplate().requestBody(job.route(), null, String.class);
+            System.out.println(summary);
+            return 0;
+        } catch (Exception e) {
+            System.err.println("idempotent-relay: " + job.name() + ": the run failed: " + RunCommand.rootMessage(e));
+            return causedBy(e, SQLException.class) ? 2 : 1;
+        }
+    }
+
+    static Map<String, String> properties(Job job, String[] args) throws UsageException {
+        Set<String> accepted = new java.util.HashSet<>(job.required());
+        accepted.addAll(job.optional());
+        Flags flags = Flags.parse(job.name(), args, 1, accepted, Set.of());
+        for (String name : job.required()) {
+            flags.required(job.name(), name);
+        }
+        Map<String, String> properties = new LinkedHashMap<>();
+        properties.put("relay.channel.enabled", "false");
+        properties.put("relay.jobs.enabled", "false");
+        for (Map.Entry<String, String> flag : flags.all().entrySet()) {
+            String name = flag.getKey();
+            String value = flag.getValue();
+            if (MINIMUM.containsKey(name)) {
+                value = Long.toString(flags.number(job.name(), name, 0, MINIMUM.get(name)));
+            }
+            properties.put(RunCommand.PROPERTY_OF.get(name), value);
+        }
+        if (flags.has("core")) {
+            RunCommand.checkCoreUrl(job.name(), flags.get("core", null));
+        }
+        Path db = Path.of(flags.get("db", ""));
+        if (!Files.isRegularFile(db)) {
+            throw new UsageException(job.name() + ": no ledger at " + db + " (the relay creates it on its first start)");
+        }
+        return properties;
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
