@@ -1,0 +1,66 @@
+package dev.idempotentrelay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import dev.idempotentrelay.support.Ports;
+import dev.idempotentrelay.support.RelayUnderTest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.camel.Route;
+import org.apache.camel.model.ModelCamelContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Loads every YAML route of routes/ as the relay does: this is how the route files are validated. */
+class RouteFilesTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyRouteFileLoadsWithItsIdEqualToItsFileNameAndADescription() throws Exception {
+        Set<String> files;
+        try (Stream<Path> list = Files.list(Path.of("routes"))) {
+            files = list.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".camel.yaml"))
+                    .map(n -> n.substring(0, n.length() - ".camel.yaml".length()))
+                    .collect(Collectors.toCollection(TreeSet::new));
+        }
+        assertFalse(files.isEmpty());
+        try (RelayUnderTest relay = RelayUnderTest.on(dir.resolve("ledger.db"), "http://localhost:" + Ports.free())
+                .with("relay.jobs.enabled", "true").start()) {
+            ModelCamelContext model = (ModelCamelContext) relay.relay().context();
+            Set<String> loaded = new TreeSet<>();
+            for (Route route : relay.relay().context().getRoutes()) {
+                loaded.add(route.getRouteId());
+                String description = model.getRouteDefinition(route.getRouteId()).getDescriptionText();
+                assertNotNull(description, route.getRouteId() + " has no description");
+                assertFalse(description.isBlank(), route.getRouteId() + " has an empty description");
+            }
+            assertNotNull(model.getRouteConfigurationDefinition("channel-replies"));
+            Set<String> expected = new TreeSet<>(files);
+            expected.remove("route-configuration");
+            assertEquals(expected, loaded);
+            for (String id : List.of("receive-telegram", "resolve-unknown", "reprocess-failed", "purge-ledger")) {
+                assertEquals(true, relay.relay().context().getRouteController().getRouteStatus(id).isStarted(), id);
+            }
+        }
+    }
+
+    @Test
+    void noJobsLeavesTheTimedRoutesStopped() throws Exception {
+        try (RelayUnderTest relay = RelayUnderTest.on(dir.resolve("ledger.db"), "http://localhost:" + Ports.free()).start()) {
+            for (String id : List.of("resolve-unknown", "reprocess-failed", "purge-ledger")) {
+                assertEquals(false, relay.relay().context().getRouteController().getRouteStatus(id).isStarted(), id);
+            }
+            assertEquals(true, relay.relay().context().getRouteController().getRouteStatus("receive-telegram").isStarted());
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package dev.idempotentrelay.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.idempotentrelay.Relay;
+import dev.idempotentrelay.support.Ports;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The flags of {@code run}, each mapped to its property; --routes loads an edited folder without a rebuild. */
+class RunFlagsTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyFlagOfRunSetsItsProperty() throws Exception {
+        Map<String, String> p = RunCommand.properties(new String[] {"run", "--db", "x.db", "--port", "9999",
+                "--core", "http://core:8080", "--connect-timeout-ms", "200", "--read-timeout-ms", "3000", "--no-jobs",
+                "--every", "5", "--purge-every", "600", "--min-age", "90", "--sent-stale-after", "300",
+                "--max-attempts", "7", "--days", "30", "--core-sim"});
+        assertEquals(Map.ofEntries(
+                Map.entry("relay.db", "x.db"), Map.entry("relay.port", "9999"), Map.entry("relay.core.url", "http://core:8080"),
+                Map.entry("relay.core.connect-timeout-ms", "200"), Map.entry("relay.core.read-timeout-ms", "3000"),
+                Map.entry("relay.jobs.enabled", "false"), Map.entry("relay.jobs.every", "5"),
+                Map.entry("relay.jobs.purge-every", "600"), Map.entry("relay.resolve.min-age", "90"),
+                Map.entry("relay.resolve.sent-stale-after", "300"), Map.entry("relay.reprocess.max-attempts", "7"),
+                Map.entry("relay.purge.days", "30"), Map.entry("relay.core-sim.enabled", "true")), p);
+    }
+
+    @Test
+    void badValuesAreRefusedWithTheFlagNamed() {
+        assertEquals("run: --core must be a URL such as http://localhost:9201, not 'localhost:9201'",
+                assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--core", "localhost:9201"})).getMessage());
+        assertEquals("run: --every must be a whole number of at least 1, not '0'",
+                assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--every", "0"})).getMessage());
+        assertEquals("run: --routes " + dir + " holds no *.camel.yaml route",
+                assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--routes", dir.toString()})).getMessage());
+    }
+
+    @Test
+    void routesFolderIsLoadedInsteadOfTheJarsCopy() throws Exception {
+        Path routes = Files.createDirectory(dir.resolve("routes"));
+        try (Stream<Path> files = Files.list(Path.of("routes"))) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Files.copy(file, routes.resolve(file.getFileName()));
+            }
+        }
+        Files.writeString(routes.resolve("extra-route.camel.yaml"), String.join("\n",
+                "- route:",
+                "    id: extra-route",
+                "    description: an architect's addition, loaded without a rebuild",
+                "    from:",
+                "      uri: direct:extra-route",
+                "      steps:",
+                "        - setBody:",
+                "            expression:",
+                "              constant:",
+                "                expression: edited",
+                ""));
+        Map<String, String> properties = new HashMap<>(RunCommand.properties(new String[] {"run", "--routes", routes.toString(),
+                "--db", dir.resolve("ledger.db").toString(), "--no-jobs", "--core", "http://localhost:" + Ports.free()}));
+        properties.put("relay.port", Integer.toString(Ports.free()));
+        try (Relay relay = Relay.start(properties)) {
+            assertNotNull(relay.context().getRoute("extra-route"));
+            assertEquals("edited", relay.context().createProducerTemplate().requestBody("direct:extra-route", null, String.class));
+        }
+    }
+}
