@@ -5,6 +5,7 @@ import dev.idempotentrelay.jobs.JobSummary;
 import dev.idempotentrelay.ledger.LedgerSchema;
 import dev.idempotentrelay.telegram.TelegramMapper;
 import dev.idempotentrelay.telegram.TelegramValidator;
+import dev.idempotentrelay.wire.ConnectionGate;
 import dev.idempotentrelay.wire.FrameDecoderFactory;
 import dev.idempotentrelay.wire.FrameEncoder;
 import java.net.URI;
@@ -60,14 +61,42 @@ public final class Relay implements AutoCloseable {
         return main.getCamelContext();
     }
 
-    /** Stops gracefully: the listener stops accepting, calls in flight finish and are recorded. */
+    /**
+     * Stops gracefully: no new connection is admitted, idle ones are closed, the transfers in flight
+     * finish, are recorded and answered (each connection closes after its last reply), then Camel stops.
+     */
     @Override
     public void close() {
         try {
+            drainChannels();
             main.stop();
         } finally {
             if (coreSimulator != null) {
                 coreSimulator.close();
+            }
+        }
+    }
+
+    private void drainChannels() {
+        CamelContext context = main.getCamelContext();
+        if (context == null || !context.isStarted()) {
+            return;
+        }
+        ConnectionGate gate = context.getRegistry().lookupByNameAndType("connectionGate", ConnectionGate.class);
+        if (gate == null) {
+            return;
+        }
+        gate.drain();
+        long limitMs = Long.parseLong(context.resolvePropertyPlaceholders("{{relay.core.connect-timeout-ms}}"))
+                + Long.parseLong(context.resolvePropertyPlaceholders("{{relay.core.read-timeout-ms}}")) + 5_000;
+        long deadline = System.currentTimeMillis() + limitMs;
+        while (System.currentTimeMillis() < deadline
+                && (context.getInflightRepository().size("receive-telegram") > 0 || !gate.drained())) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
             }
         }
     }

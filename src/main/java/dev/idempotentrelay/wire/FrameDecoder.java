@@ -37,6 +37,7 @@ public class FrameDecoder extends ByteToMessageDecoder {
         in.skipBytes(Frames.PREFIX_LENGTH);
         byte[] message = new byte[length];
         in.readBytes(message);
+        AwaitingReply.requestDecoded(ctx.channel());
         out.add(message);
     }
 }

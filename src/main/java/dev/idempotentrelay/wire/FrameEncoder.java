@@ -13,5 +13,6 @@ public class FrameEncoder extends MessageToByteEncoder<byte[]> {
     protected void encode(ChannelHandlerContext ctx, byte[] message, ByteBuf out) {
         out.writeBytes(Frames.prefix(message.length));
         out.writeBytes(message);
+        AwaitingReply.replyWritten(ctx.channel());
     }
 }

@@ -45,6 +45,10 @@ public final class Channel implements AutoCloseable {
         out.flush();
     }
 
+    public java.io.InputStream input() throws IOException {
+        return socket.getInputStream();
+    }
+
     /** True when the relay closed the connection: the next read ends the stream. */
     public boolean closedByRelay() throws IOException {
         try {
