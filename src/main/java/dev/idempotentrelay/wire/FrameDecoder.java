@@ -21,14 +21,14 @@ public class FrameDecoder extends ByteToMessageDecoder {
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (in.readableBytes() < Frames.PREFIX_LENGTH) {
+            if (!Frames.digitsSoFar(in, in.readerIndex(), in.readableBytes())) {
+                unreadable(ctx, in, "is not 4 digits");
+            }
             return;
         }
         int length = Frames.parsePrefix(in, in.readerIndex());
         if (length < Telegram.HEADER_LENGTH) {
-            LOG.warn("Unreadable frame from {}: length prefix {}; closing the connection",
-                    ctx.channel().remoteAddress(), length < 0 ? "is not 4 digits" : "shorter than a header");
-            in.skipBytes(in.readableBytes());
-            ctx.close();
+            unreadable(ctx, in, length < 0 ? "is not 4 digits" : "declares less than a header");
             return;
         }
         if (in.readableBytes() < Frames.PREFIX_LENGTH + length) {
@@ -39,5 +39,11 @@ public class FrameDecoder extends ByteToMessageDecoder {
         in.readBytes(message);
         AwaitingReply.requestDecoded(ctx.channel());
         out.add(message);
+    }
+
+    private static void unreadable(ChannelHandlerContext ctx, ByteBuf in, String why) {
+        LOG.warn("Unreadable frame from {}: its length prefix {}; closing the connection", ctx.channel().remoteAddress(), why);
+        in.skipBytes(in.readableBytes());
+        ctx.close();
     }
 }

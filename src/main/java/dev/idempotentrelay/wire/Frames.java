@@ -39,6 +39,17 @@ public final class Frames {
         return length;
     }
 
+    /** Whether the first {@code count} bytes at {@code index} (fewer than a prefix) are all ASCII digits. */
+    static boolean digitsSoFar(ByteBuf buf, int index, int count) {
+        for (int i = 0; i < count; i++) {
+            byte b = buf.getByte(index + i);
+            if (b < '0' || b > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Writes one framed message and flushes. */
     public static void write(OutputStream out, byte[] message) throws IOException {
         byte[] frame = new byte[PREFIX_LENGTH + message.length];
