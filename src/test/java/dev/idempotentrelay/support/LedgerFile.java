@@ -71,6 +71,19 @@ public final class LedgerFile {
         }
     }
 
+    /** The GUIDs of the rows matching a WHERE condition. */
+    public java.util.List<String> guids(String where) throws SQLException {
+        java.util.List<String> guids = new java.util.ArrayList<>();
+        try (Connection c = DriverManager.getConnection(url);
+                PreparedStatement ps = c.prepareStatement("SELECT guid FROM tx WHERE " + where);
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                guids.add(rs.getString(1));
+            }
+        }
+        return guids;
+    }
+
     public long count() throws SQLException {
         return queryLong("SELECT COUNT(*) FROM tx");
     }

@@ -1,0 +1,136 @@
+package dev.idempotentrelay;
+
+import static dev.idempotentrelay.support.Requests.newGuid;
+import static dev.idempotentrelay.support.Requests.transfer;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idempotentrelay.core.CoreSimulator;
+import dev.idempotentrelay.support.Await;
+import dev.idempotentrelay.support.Channel;
+import dev.idempotentrelay.support.CoreClient;
+import dev.idempotentrelay.support.JarProcess;
+import dev.idempotentrelay.support.LedgerFile;
+import dev.idempotentrelay.support.Ports;
+import dev.idempotentrelay.telegram.Telegram;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The packaged relay killed with SIGKILL in the middle of load, again and again, channels resending
+ * what got no answer: afterwards nothing is lost, nothing reached the core twice, the ledger is intact.
+ */
+class CrashRecoveryIT {
+
+    private static final int CYCLES = Integer.getInteger("crash.cycles", 5);
+    private static final int CHANNELS = 16;
+    private static final int ANSWERS_PER_CYCLE = 150;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void killMinus9DuringLoadRepeatedlyLosesNothingAndDebitsNothingTwice() throws Exception {
+        Map<String, byte[]> written = new ConcurrentHashMap<>();
+        Set<String> unanswered = ConcurrentHashMap.newKeySet();
+        LedgerFile ledger = new LedgerFile(dir.resolve("ledger.db"));
+        int port = Ports.free();
+        try (CoreSimulator core = CoreSimulator.start(0, 1_000)) {
+            CoreClient coreView = new CoreClient(core.url());
+            String[] run = {"run", "--port", Integer.toString(port), "--core", core.url(), "--db", "ledger.db", "--no-jobs"};
+            Set<String> cutShort = new java.util.TreeSet<>();
+            List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+            for (int cycle = 1; cycle <= CYCLES; cycle++) {
+                Queue<String> resend = new ConcurrentLinkedQueue<>(unanswered);
+                AtomicInteger answered = new AtomicInteger();
+                AtomicBoolean stop = new AtomicBoolean();
+                List<Thread> channels = new ArrayList<>();
+                try (JarProcess relay = JarProcess.start(dir, run)) {
+                    relay.awaitLine("listening on port " + port, Duration.ofSeconds(60));
+                    for (int c = 0; c < CHANNELS; c++) {
+                        Thread channel = new Thread(() -> load(port, resend, written, unanswered, answered, stop));
+                        channel.setUncaughtExceptionHandler((t, e) -> failures.add(e));
+                        channel.start();
+                        channels.add(channel);
+                    }
+                    Await.until("the relay answered " + ANSWERS_PER_CYCLE + " transfers in this cycle",
+                            Duration.ofSeconds(60), () -> answered.get() >= ANSWERS_PER_CYCLE);
+                    relay.kill();
+                }
+                stop.set(true);
+                for (Thread channel : channels) {
+                    channel.join(30_000);
+                }
+                cutShort.addAll(ledger.guids("state = 'SENT'"));
+                assertEquals(List.of(), failures, "every answer a channel got was 0000 or E903");
+                assertEquals("ok", ledger.queryString("PRAGMA integrity_check"), "after kill " + cycle);
+            }
+
+            // the calls that the kills cut short: resolve asks the core about every stale SENT, never resends one
+            JarProcess resolve = JarProcess.run(dir, "resolve", "--db", "ledger.db", "--core", core.url(),
+                    "--min-age", "0", "--sent-stale-after", "0");
+            assertEquals(0, resolve.exitCode(), resolve.errors().toString());
+            assertEquals(0, ledger.queryLong("SELECT COUNT(*) FROM tx WHERE state IN ('SENT', 'UNKNOWN')"), resolve.output().toString());
+
+            // the channels resend whatever never got a final answer
+            try (JarProcess relay = JarProcess.start(dir, run)) {
+                relay.awaitLine("listening on port " + port, Duration.ofSeconds(60));
+                try (Channel channel = Channel.open(port)) {
+                    for (String guid : unanswered) {
+                        assertEquals("0000", Telegram.rspCode(channel.send(written.get(guid))), guid);
+                    }
+                }
+            }
+
+            for (Map.Entry<String, byte[]> sent : written.entrySet()) {
+                Map<String, Object> row = ledger.row(sent.getKey());
+                assertNotNull(row, "every GUID sent has a row: " + sent.getKey());
+                assertEquals("DONE", row.get("state"), sent.getKey());
+                assertEquals(1, coreView.calls(sent.getKey()), "exactly one debit for " + sent.getKey());
+            }
+            assertEquals(written.size(), coreView.calls(), "the core saw no POST beyond one per GUID");
+            assertEquals("ok", ledger.queryString("PRAGMA integrity_check"));
+            System.out.printf("crash recovery: %d kills, %d GUIDs, %d left SENT by the kills, %d resent after the last kill%n",
+                    CYCLES, written.size(), cutShort.size(), unanswered.size());
+            assertTrue(cutShort.size() > 0, "the kills hit calls in flight");
+        }
+    }
+
+    /** One channel: resends first, then new transfers, until the relay dies or the cycle ends. */
+    private static void load(int port, Queue<String> resend, Map<String, byte[]> written, Set<String> unanswered,
+            AtomicInteger answered, AtomicBoolean stop) {
+        try (Channel channel = Channel.open(port)) {
+            while (!stop.get()) {
+                String guid = resend.poll();
+                if (guid == null) {
+                    guid = newGuid();
+                    written.put(guid, transfer(guid));
+                    unanswered.add(guid);
+                }
+                String code = Telegram.rspCode(channel.send(written.get(guid)));
+                if (!code.equals("E903")) {
+                    if (!code.equals("0000")) {
+                        throw new AssertionError(guid + " answered " + code);
+                    }
+                    unanswered.remove(guid);
+                    answered.incrementAndGet();
+                }
+            }
+        } catch (IOException killed) {
+            // the relay died: what this channel sent last stays unanswered, to be resent
+        }
+    }
+}
