@@ -96,6 +96,27 @@ class PackagedJarIT {
     }
 
     @Test
+    void sigtermFinishesRecordsAndAnswersTheCallInFlightThenExits() throws Exception {
+        try (CoreSimulator core = CoreSimulator.start(0, 2_000)) {
+            CoreClient coreView = new CoreClient(core.url());
+            int port = Ports.free();
+            String guid = newGuid();
+            try (JarProcess relay = JarProcess.start(dir, "run", "--port", Integer.toString(port), "--core", core.url(),
+                    "--db", "ledger.db", "--no-jobs");
+                    Channel channel = waitForRelay(relay, port)) {
+                channel.write(transfer(guid, 10_000, "SLOW lunch"));
+                Await.until("the core received the POST", Duration.ofSeconds(20), () -> coreView.calls(guid) == 1);
+                relay.terminate();
+                byte[] reply = dev.idempotentrelay.wire.Frames.read(channel.input());
+                assertEquals("0000", Telegram.rspCode(reply));
+            }
+            LedgerFile ledger = new LedgerFile(dir.resolve("ledger.db"));
+            assertEquals("DONE", ledger.row(guid).get("state"));
+            assertEquals(0, ledger.queryLong("SELECT COUNT(*) FROM tx WHERE state = 'SENT'"));
+        }
+    }
+
+    @Test
     void badArgumentsAndAnUnusableLedgerAreOneLineAndExit2() throws Exception {
         JarProcess badPort = JarProcess.run(dir, "run", "--port", "abc");
         assertEquals(2, badPort.exitCode());
