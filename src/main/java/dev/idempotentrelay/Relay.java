@@ -2,6 +2,7 @@ package dev.idempotentrelay;
 
 import dev.idempotentrelay.core.CoreSimulator;
 import dev.idempotentrelay.jobs.JobSummary;
+import dev.idempotentrelay.ledger.GroupCommitDataSource;
 import dev.idempotentrelay.ledger.LedgerSchema;
 import dev.idempotentrelay.telegram.TelegramMapper;
 import dev.idempotentrelay.telegram.TelegramValidator;
@@ -67,9 +68,16 @@ public final class Relay implements AutoCloseable {
      */
     @Override
     public void close() {
+        AutoCloseable ledger = main.getCamelContext() == null ? null
+                : main.getCamelContext().getRegistry().lookupByNameAndType("ledger", GroupCommitDataSource.class);
         try {
             drainChannels();
             main.stop();
+            if (ledger != null) {
+                ledger.close();
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("the ledger did not close: " + e.getMessage(), e);
         } finally {
             if (coreSimulator != null) {
                 coreSimulator.close();

@@ -14,7 +14,8 @@ public final class RelayCommand {
             "  reprocess  --db PATH --core URL --max-attempts N",
             "  purge      --db PATH --days N",
             "  core-sim   [--port N] [--slow-ms N]",
-            "  send       [--host H] [--port N] --guid G --from A --to B --amount N [--memo M] [--channel C]");
+            "  send       [--host H] [--port N] --guid G --from A --to B --amount N [--memo M] [--channel C]",
+            "  bench      [--host H] [--port N] [--connections C] [--duration S] [--resend-ratio R]");
 
     private RelayCommand() {
     }
@@ -43,6 +44,8 @@ public final class RelayCommand {
                     return CoreSimCommand.run(args);
                 case "send":
                     return SendCommand.run(args);
+                case "bench":
+                    return BenchCommand.run(args);
                 case "resolve":
                 case "reprocess":
                 case "purge":
@@ -50,7 +53,7 @@ public final class RelayCommand {
                     quietLogs();
                     return JobCommand.run(args);
                 default:
-                    throw new UsageException("unknown command '" + args[0] + "' (run, resolve, reprocess, purge, core-sim, send)");
+                    throw new UsageException("unknown command '" + args[0] + "' (run, resolve, reprocess, purge, core-sim, send, bench)");
             }
         } catch (UsageException e) {
             System.err.println("idempotent-relay: " + e.getMessage());

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Benchmark: the core simulator and a relay on a fresh ledger, then `bench` at 1, 8, 32 and 128
+# connections (new GUIDs), and at 32 connections with resends of DONE GUIDs only. Prints the figures
+# that BENCHMARKS.md records. Everything runs on this machine, on loopback.
+#   scripts/bench.sh                  # 15 s per run
+#   DURATION=30 scripts/bench.sh      # longer runs
+#   RELAY_OPTS="-Xmx256m" ...         # JVM options of the relay (default below)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-15}
+RELAY_OPTS=${RELAY_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}
+JAR=target/idempotent-relay.jar
+[ -f "$JAR" ] || mvn -B -q package -DskipTests
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+work=$(mktemp -d)
+core_port=$(free_port)
+relay_port=$(free_port)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(java -version 2>&1 | head -1)"
+echo "ledger:  $work/bench.db (WAL, synchronous=FULL), disk: $(df -h "$work" | awk 'NR==2{print $1}')"
+
+java -jar "$JAR" core-sim --port "$core_port" > "$work/core.log" 2>&1 &
+pids+=($!)
+java $RELAY_OPTS -jar "$JAR" run --port "$relay_port" --core "http://localhost:$core_port" --db "$work/bench.db" --no-jobs > "$work/relay.log" 2>&1 &
+relay_pid=$!
+pids+=($relay_pid)
+for _ in $(seq 1 100); do grep -q "listening on port" "$work/relay.log" && break; sleep 0.2; done
+grep -q "listening on port" "$work/relay.log" || { echo "the relay did not start:"; cat "$work/relay.log"; exit 1; }
+echo "relay:   java $RELAY_OPTS -jar $JAR run --no-jobs (pid $relay_pid)"
+
+peak_rss=0
+run_bench() {
+  echo
+  echo "== bench --connections $1 --duration $DURATION --resend-ratio $2"
+  java -jar "$JAR" bench --port "$relay_port" --connections "$1" --duration "$DURATION" --resend-ratio "$2" > "$work/bench.out" 2>&1 &
+  local bench_pid=$!
+  while kill -0 "$bench_pid" 2>/dev/null; do
+    rss=$(ps -o rss= -p "$relay_pid" | tr -d ' ')
+    [ -n "$rss" ] && [ "$rss" -gt "$peak_rss" ] && peak_rss=$rss
+    sleep 1
+  done
+  wait "$bench_pid" || true
+  tail -n 4 "$work/bench.out"
+  echo "relay RSS peak so far: $((peak_rss / 1024)) MiB"
+}
+
+java -jar "$JAR" bench --port "$relay_port" --connections 8 --duration 5 > /dev/null 2>&1 || true   # warm-up
+for c in 1 8 32 128; do run_bench "$c" 0; done
+run_bench 32 1
+echo
+echo "ledger rows: $(sqlite3 "$work/bench.db" 'SELECT COUNT(*) FROM tx' 2>/dev/null || echo '?')"
