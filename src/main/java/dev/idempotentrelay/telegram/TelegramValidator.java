@@ -8,7 +8,8 @@ import org.apache.camel.Message;
 
 /**
  * Checks a channel request against SPEC section 2 and puts what the routes need into headers:
- * {@code request} (the message bytes, set first so that even a refusal can copy its header),
+ * {@code request} (the message bytes, moved out of the body, which stays empty until the reply is put
+ * there; set first so that even a refusal can copy its header),
  * {@code guid} (set before the checks, so that a refusal's log line names it) and {@code txCode}. A readable but invalid request raises {@link InvalidTelegramException}.
  */
 public class TelegramValidator {
@@ -21,6 +22,7 @@ public class TelegramValidator {
         Message in = exchange.getMessage();
         byte[] request = in.getBody(byte[].class);
         in.setHeader("request", request);
+        in.setBody(null);
         if (request != null && request.length >= GUID + GUID_WIDTH) {
             in.setHeader("guid", Telegram.guid(request));
         }

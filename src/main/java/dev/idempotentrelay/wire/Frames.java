@@ -23,7 +23,8 @@ public final class Frames {
         if (length < 0 || length > MAX_LENGTH) {
             throw new IllegalArgumentException("message length " + length + " does not fit a 4-digit prefix");
         }
-        return String.format("%04d", length).getBytes(StandardCharsets.US_ASCII);
+        return new byte[] {(byte) ('0' + length / 1000), (byte) ('0' + length / 100 % 10),
+            (byte) ('0' + length / 10 % 10), (byte) ('0' + length % 10)};
     }
 
     /** The declared length at {@code index}, or -1 when the four bytes there are not all ASCII digits. */
