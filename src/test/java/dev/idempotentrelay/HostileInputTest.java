@@ -14,6 +14,7 @@ import dev.idempotentrelay.support.Await;
 import dev.idempotentrelay.support.Channel;
 import dev.idempotentrelay.support.CoreClient;
 import dev.idempotentrelay.support.RelayUnderTest;
+import dev.idempotentrelay.support.Resources;
 import dev.idempotentrelay.telegram.Telegram;
 import dev.idempotentrelay.wire.ConnectionGate;
 import java.io.IOException;
@@ -29,8 +30,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Connections that stall, idle or crowd in, a core that answers garbage, and a stop in the middle of a call. */
@@ -39,24 +40,13 @@ class HostileInputTest {
     @TempDir
     Path dir;
 
-    private final List<AutoCloseable> running = new ArrayList<>();
-
-    @AfterEach
-    void stop() throws Exception {
-        for (int i = running.size() - 1; i >= 0; i--) {
-            running.get(i).close();
-        }
-    }
-
-    private <T extends AutoCloseable> T keep(T closeable) {
-        running.add(closeable);
-        return closeable;
-    }
+    @RegisterExtension
+    final Resources running = new Resources();
 
     @Test
     void stalledAndIdleConnectionsAreClosedAfterTheIdleTimeoutAndHoldUpNobody() throws Exception {
-        CoreSimulator core = keep(CoreSimulator.start(0, 1_000));
-        RelayUnderTest relay = keep(RelayUnderTest.on(dir.resolve("ledger.db"), core.url())
+        CoreSimulator core = running.keep(CoreSimulator.start(0, 1_000));
+        RelayUnderTest relay = running.keep(RelayUnderTest.on(dir.resolve("ledger.db"), core.url())
                 .with("relay.channel.idle-timeout-ms", "2000").start());
         ConnectionGate gate = relay.relay().context().getRegistry().lookupByNameAndType("connectionGate", ConnectionGate.class);
         try (Channel stalled = Channel.open(relay.port); Channel idle = Channel.open(relay.port)) {
@@ -77,8 +67,8 @@ class HostileInputTest {
 
     @Test
     void aConnectionWaitingForItsReplyIsNotIdle() throws Exception {
-        CoreSimulator core = keep(CoreSimulator.start(0, 1_200));
-        RelayUnderTest relay = keep(RelayUnderTest.on(dir.resolve("ledger.db"), core.url())
+        CoreSimulator core = running.keep(CoreSimulator.start(0, 1_200));
+        RelayUnderTest relay = running.keep(RelayUnderTest.on(dir.resolve("ledger.db"), core.url())
                 .with("relay.channel.idle-timeout-ms", "300").start());
         try (Channel channel = Channel.open(relay.port)) {
             assertEquals("0000", Telegram.rspCode(channel.send(transfer(newGuid(), 5, "SLOW but answered"))));
@@ -87,8 +77,8 @@ class HostileInputTest {
 
     @Test
     void theConnectionCapClosesOneMoreAndAdmitsAgainOnceOneLeaves() throws Exception {
-        CoreSimulator core = keep(CoreSimulator.start(0, 1_000));
-        RelayUnderTest relay = keep(RelayUnderTest.on(dir.resolve("ledger.db"), core.url())
+        CoreSimulator core = running.keep(CoreSimulator.start(0, 1_000));
+        RelayUnderTest relay = running.keep(RelayUnderTest.on(dir.resolve("ledger.db"), core.url())
                 .with("relay.channel.max-connections", "3").start());
         ConnectionGate gate = relay.relay().context().getRegistry().lookupByNameAndType("connectionGate", ConnectionGate.class);
         List<Channel> admitted = new ArrayList<>();
@@ -132,8 +122,8 @@ class HostileInputTest {
             }
         });
         garbage.start();
-        running.add(() -> garbage.stop(0));
-        RelayUnderTest relay = keep(RelayUnderTest.on(dir.resolve("ledger.db"),
+        running.keep(() -> garbage.stop(0));
+        RelayUnderTest relay = running.keep(RelayUnderTest.on(dir.resolve("ledger.db"),
                 "http://127.0.0.1:" + garbage.getAddress().getPort()).start());
 
         Map<String, Object[]> answers = new LinkedHashMap<>();
@@ -163,7 +153,7 @@ class HostileInputTest {
 
     @Test
     void aStopInTheMiddleOfACallFinishesRecordsAndAnswersItAndAdmitsNothingNew() throws Exception {
-        CoreSimulator core = keep(CoreSimulator.start(0, 1_500));
+        CoreSimulator core = running.keep(CoreSimulator.start(0, 1_500));
         CoreClient coreView = new CoreClient(core.url());
         RelayUnderTest relay = RelayUnderTest.on(dir.resolve("ledger.db"), core.url()).start();
         String guid = newGuid();

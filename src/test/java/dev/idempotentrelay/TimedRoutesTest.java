@@ -17,6 +17,7 @@ import dev.idempotentrelay.support.LedgerFile;
 import dev.idempotentrelay.support.OneShot;
 import dev.idempotentrelay.support.Ports;
 import dev.idempotentrelay.support.RelayUnderTest;
+import dev.idempotentrelay.support.Resources;
 import dev.idempotentrelay.telegram.Telegram;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,8 +30,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.camel.ProducerTemplate;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** SPEC section 6: resolve, reprocess and purge, as one-shot commands and as the running relay's timed routes. */
@@ -39,19 +40,8 @@ class TimedRoutesTest {
     @TempDir
     Path dir;
 
-    private final List<AutoCloseable> running = new ArrayList<>();
-
-    @AfterEach
-    void stop() throws Exception {
-        for (int i = running.size() - 1; i >= 0; i--) {
-            running.get(i).close();
-        }
-    }
-
-    private <T extends AutoCloseable> T keep(T closeable) {
-        running.add(closeable);
-        return closeable;
-    }
+    @RegisterExtension
+    final Resources running = new Resources();
 
     private Path db() {
         return dir.resolve("ledger.db");
@@ -69,9 +59,9 @@ class TimedRoutesTest {
 
     @Test
     void theMinAgeTrapResolveWaitsUntilTheCoreMustHaveFinished() throws Exception {
-        CoreSimulator core = keep(CoreSimulator.start(0, 1_500));
+        CoreSimulator core = running.keep(CoreSimulator.start(0, 1_500));
         CoreClient coreView = new CoreClient(core.url());
-        RelayUnderTest relay = keep(RelayUnderTest.on(db(), core.url()).readTimeoutMs(300).start());
+        RelayUnderTest relay = running.keep(RelayUnderTest.on(db(), core.url()).readTimeoutMs(300).start());
         String guid = newGuid();
         byte[] request = transfer(guid, 10_000, "SLOW lunch");
         try (Channel channel = Channel.open(relay.port)) {
@@ -120,7 +110,7 @@ class TimedRoutesTest {
         assertEquals("UNKNOWN", ledger.row(staleSent).get("state"));
         assertEquals("E901", ledger.row(staleSent).get("rsp_code"));
 
-        CoreSimulator core = keep(CoreSimulator.start(0, 1_000));
+        CoreSimulator core = running.keep(CoreSimulator.start(0, 1_000));
         OneShot up = OneShot.run("resolve", "--db", db().toString(), "--core", core.url(), "--min-age", "60");
         assertEquals("resolve: 0 done, 2 failed, 0 kept", up.summary(), up.toString());
         for (String guid : List.of(neverArrived, staleSent)) {
@@ -147,7 +137,7 @@ class TimedRoutesTest {
         String done = newGuid();
         ledger.insert(done, "DONE", "0000", transfer(done), new byte[] {'x'}, 1, 30);
 
-        CoreSimulator core = keep(CoreSimulator.start(0, 1_000));
+        CoreSimulator core = running.keep(CoreSimulator.start(0, 1_000));
         CoreClient coreView = new CoreClient(core.url());
         OneShot first = OneShot.run("reprocess", "--db", db().toString(), "--core", core.url(), "--max-attempts", "3");
         assertEquals(0, first.exitCode, first.toString());
@@ -195,10 +185,10 @@ class TimedRoutesTest {
             guids.add(guid);
             ledger.insert(guid, "FAILED", "E902", transfer(guid), null, 1, 30);
         }
-        CoreSimulator core = keep(CoreSimulator.start(0, 1_000));
+        CoreSimulator core = running.keep(CoreSimulator.start(0, 1_000));
         CoreClient coreView = new CoreClient(core.url());
-        RelayUnderTest relay = keep(RelayUnderTest.on(db(), core.url()).start());
-        ProducerTemplate template = keep(relay.relay().context().createProducerTemplate());
+        RelayUnderTest relay = running.keep(RelayUnderTest.on(db(), core.url()).start());
+        ProducerTemplate template = running.keep(relay.relay().context().createProducerTemplate());
         int runs = 4;
         CyclicBarrier together = new CyclicBarrier(runs);
         ExecutorService pool = Executors.newFixedThreadPool(runs);
@@ -268,7 +258,7 @@ class TimedRoutesTest {
     @Test
     void theRunningRelaysTimedRoutesResolveAnUnknownAndReprocessAFailedOnTheirOwn() throws Exception {
         int corePort = Ports.free();
-        RelayUnderTest relay = keep(RelayUnderTest.on(db(), "http://localhost:" + corePort)
+        RelayUnderTest relay = running.keep(RelayUnderTest.on(db(), "http://localhost:" + corePort)
                 .readTimeoutMs(300)
                 .with("relay.jobs.enabled", "true")
                 .with("relay.jobs.every", "1")
@@ -280,7 +270,7 @@ class TimedRoutesTest {
         String unknown = newGuid();
         try (Channel channel = Channel.open(relay.port)) {
             assertEquals("E902", Telegram.rspCode(channel.send(transfer(failed))));
-            CoreSimulator core = keep(CoreSimulator.start(corePort, 1_500));
+            CoreSimulator core = running.keep(CoreSimulator.start(corePort, 1_500));
             assertEquals("E901", Telegram.rspCode(channel.send(transfer(unknown, 10_000, "SLOW lunch"))));
             CoreClient coreView = new CoreClient(core.url());
 

@@ -14,6 +14,7 @@ import dev.idempotentrelay.support.Channel;
 import dev.idempotentrelay.support.CoreClient;
 import dev.idempotentrelay.support.Ports;
 import dev.idempotentrelay.support.RelayUnderTest;
+import dev.idempotentrelay.support.Resources;
 import dev.idempotentrelay.telegram.Telegram;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,8 +27,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** In flight, timed out, not delivered, concurrent, restarted: the rows of SPEC section 3 that need time. */
@@ -36,19 +37,8 @@ class UncertainOutcomeTest {
     @TempDir
     Path dir;
 
-    private final List<AutoCloseable> running = new ArrayList<>();
-
-    @AfterEach
-    void stop() throws Exception {
-        for (int i = running.size() - 1; i >= 0; i--) {
-            running.get(i).close();
-        }
-    }
-
-    private <T extends AutoCloseable> T keep(T closeable) {
-        running.add(closeable);
-        return closeable;
-    }
+    @RegisterExtension
+    final Resources running = new Resources();
 
     private static int attempts(Map<String, Object> row) {
         return ((Number) row.get("attempts")).intValue();
@@ -56,9 +46,9 @@ class UncertainOutcomeTest {
 
     @Test
     void resendWhileSentIsE903AtOnceWithoutWaitingForTheFirstCall() throws Exception {
-        CoreSimulator core = keep(CoreSimulator.start(0, 3_000));
+        CoreSimulator core = running.keep(CoreSimulator.start(0, 3_000));
         CoreClient coreView = new CoreClient(core.url());
-        RelayUnderTest relay = keep(RelayUnderTest.on(dir.resolve("ledger.db"), core.url()).readTimeoutMs(10_000).start());
+        RelayUnderTest relay = running.keep(RelayUnderTest.on(dir.resolve("ledger.db"), core.url()).readTimeoutMs(10_000).start());
         String guid = newGuid();
         byte[] request = transfer(guid, 10_000, "SLOW lunch");
 
@@ -86,9 +76,9 @@ class UncertainOutcomeTest {
 
     @Test
     void readTimeoutIsE901UnknownAndAResendAfterTheCoreFinishedIsStillE901() throws Exception {
-        CoreSimulator core = keep(CoreSimulator.start(0, 1_500));
+        CoreSimulator core = running.keep(CoreSimulator.start(0, 1_500));
         CoreClient coreView = new CoreClient(core.url());
-        RelayUnderTest relay = keep(RelayUnderTest.on(dir.resolve("ledger.db"), core.url()).readTimeoutMs(300).start());
+        RelayUnderTest relay = running.keep(RelayUnderTest.on(dir.resolve("ledger.db"), core.url()).readTimeoutMs(300).start());
         String guid = newGuid();
         byte[] request = transfer(guid, 10_000, "SLOW lunch");
 
@@ -116,7 +106,7 @@ class UncertainOutcomeTest {
     void coreDownIsE902FailedAndEachResendReclaimsUntilTheCoreIsUp() throws Exception {
         int corePort = Ports.free();
         String coreUrl = "http://localhost:" + corePort;
-        RelayUnderTest relay = keep(RelayUnderTest.on(dir.resolve("ledger.db"), coreUrl).start());
+        RelayUnderTest relay = running.keep(RelayUnderTest.on(dir.resolve("ledger.db"), coreUrl).start());
         String guid = newGuid();
         byte[] request = transfer(guid);
 
@@ -130,7 +120,7 @@ class UncertainOutcomeTest {
             assertEquals("TR01R" + guid + "MOB1E902", text(channel.send(request)));
             assertEquals(2, attempts(relay.ledger.row(guid)));
 
-            CoreSimulator core = keep(CoreSimulator.start(corePort, 1_000));
+            CoreSimulator core = running.keep(CoreSimulator.start(corePort, 1_000));
             byte[] reply = channel.send(request);
             assertEquals("0000", Telegram.rspCode(reply));
             row = relay.ledger.row(guid);
@@ -145,7 +135,7 @@ class UncertainOutcomeTest {
     void coreThatWentDownAfterAKeptAliveCallIsE902NotE901() throws Exception {
         int corePort = Ports.free();
         CoreSimulator core = CoreSimulator.start(corePort, 1_000);
-        RelayUnderTest relay = keep(RelayUnderTest.on(dir.resolve("ledger.db"), core.url()).start());
+        RelayUnderTest relay = running.keep(RelayUnderTest.on(dir.resolve("ledger.db"), core.url()).start());
         try (Channel channel = Channel.open(relay.port)) {
             assertEquals("0000", Telegram.rspCode(channel.send(transfer(newGuid()))));
             core.close(); // the pooled keep-alive connection to the core is now closed by the core
@@ -157,9 +147,9 @@ class UncertainOutcomeTest {
 
     @Test
     void twentyFourChannelsSendingOneNewGuidAtOnceMakeExactlyOneCoreCall() throws Exception {
-        CoreSimulator core = keep(CoreSimulator.start(0, 1_000));
+        CoreSimulator core = running.keep(CoreSimulator.start(0, 1_000));
         CoreClient coreView = new CoreClient(core.url());
-        RelayUnderTest relay = keep(RelayUnderTest.on(dir.resolve("ledger.db"), core.url()).start());
+        RelayUnderTest relay = running.keep(RelayUnderTest.on(dir.resolve("ledger.db"), core.url()).start());
         int channels = 24;
         for (int round = 0; round < 5; round++) {
             String guid = newGuid();
@@ -205,7 +195,7 @@ class UncertainOutcomeTest {
 
     @Test
     void restartedRelayKeepsTheLedgerAndReplaysDoneByteForByte() throws Exception {
-        CoreSimulator core = keep(CoreSimulator.start(0, 1_000));
+        CoreSimulator core = running.keep(CoreSimulator.start(0, 1_000));
         CoreClient coreView = new CoreClient(core.url());
         Path db = dir.resolve("ledger.db");
         String guid = newGuid();
