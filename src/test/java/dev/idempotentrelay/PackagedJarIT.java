@@ -35,7 +35,7 @@ class PackagedJarIT {
         int corePort = Ports.free();
         String guid = newGuid();
         try (JarProcess relay = JarProcess.start(dir, "run", "--core-sim", "--port", Integer.toString(port),
-                "--core", "http://localhost:" + corePort, "--db", "demo.db", "--no-jobs")) {
+                "--core", "http://localhost:" + corePort, "--db", "demo.db", "--no-jobs", "--admin-port", Integer.toString(Ports.free()))) {
             relay.awaitLine("listening on port " + port, START);
             String[] send = {"send", "--port", Integer.toString(port), "--guid", guid, "--from", "1002003004005006",
                     "--to", "2003004005006007", "--amount", "10000", "--memo", "lunch money", "--channel", "MOB1"};
@@ -58,7 +58,7 @@ class PackagedJarIT {
             CoreClient coreView = new CoreClient(core.url());
             int port = Ports.free();
             String[] run = {"run", "--port", Integer.toString(port), "--core", core.url(), "--db", "ledger.db",
-                    "--no-jobs", "--read-timeout-ms", "30000"};
+                    "--no-jobs", "--read-timeout-ms", "30000", "--admin-port", Integer.toString(Ports.free())};
             String guid = newGuid();
             byte[] request = transfer(guid, 10_000, "SLOW lunch");
             LedgerFile ledger = new LedgerFile(dir.resolve("ledger.db"));
@@ -106,6 +106,7 @@ class PackagedJarIT {
         assertEquals(List.of("idempotent-relay: run: unknown flag --colour"), unknownFlag.errors());
 
         JarProcess noFolder = JarProcess.run(dir, "run", "--port", Integer.toString(Ports.free()), "--no-jobs",
+                "--admin-port", Integer.toString(Ports.free()),
                 "--db", dir.resolve("missing-folder/ledger.db").toString());
         assertEquals(2, noFolder.exitCode());
         List<String> lines = noFolder.errors();

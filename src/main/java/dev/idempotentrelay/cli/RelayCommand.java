@@ -10,11 +10,13 @@ public final class RelayCommand {
             "  run        [--db PATH] [--port N] [--core URL] [--connect-timeout-ms N] [--read-timeout-ms N]",
             "             [--routes DIR] [--no-jobs] [--every S] [--purge-every S] [--min-age S]",
             "             [--sent-stale-after S] [--max-attempts N] [--days N] [--core-sim]",
+            "             [--admin-port N] [--admin-host H] [--dump-routes]",
             "  resolve    --db PATH --core URL --min-age S [--sent-stale-after S]",
             "  reprocess  --db PATH --core URL --max-attempts N",
             "  purge      --db PATH --days N",
             "  core-sim   [--port N] [--slow-ms N]",
-            "  send       [--host H] [--port N] --guid G --from A --to B --amount N [--memo M] [--channel C]");
+            "  send       [--host H] [--port N] --guid G --from A --to B --amount N [--memo M] [--channel C]",
+            "  ledger     show GUID [--db PATH] | list --state S [--limit N] [--db PATH] | stats [--db PATH]");
 
     private RelayCommand() {
     }
@@ -24,8 +26,8 @@ public final class RelayCommand {
     }
 
     private static void quietLogs() {
-        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        if (System.getProperty("relay.log.level") == null) {
+            System.setProperty("relay.log.level", "warn");
         }
     }
 
@@ -43,6 +45,8 @@ public final class RelayCommand {
                     return CoreSimCommand.run(args);
                 case "send":
                     return SendCommand.run(args);
+                case "ledger":
+                    return LedgerCommand.run(args);
                 case "resolve":
                 case "reprocess":
                 case "purge":
@@ -50,7 +54,7 @@ public final class RelayCommand {
                     quietLogs();
                     return JobCommand.run(args);
                 default:
-                    throw new UsageException("unknown command '" + args[0] + "' (run, resolve, reprocess, purge, core-sim, send)");
+                    throw new UsageException("unknown command '" + args[0] + "' (run, resolve, reprocess, purge, core-sim, send, ledger)");
             }
         } catch (UsageException e) {
             System.err.println("idempotent-relay: " + e.getMessage());
