@@ -52,6 +52,22 @@ class AdminBindingTest {
         }
     }
 
+    @Test
+    void aBusyAdminPortFailsTheStartWithTheReason() throws Exception {
+        try (java.net.ServerSocket busy = new java.net.ServerSocket()) {
+            busy.bind(new InetSocketAddress("127.0.0.1", 0));
+            Exception e = assertThrows(Exception.class, () -> RelayUnderTest.on(dir.resolve("ledger.db"), "http://localhost:" + Ports.free())
+                    .with("relay.admin.port", Integer.toString(busy.getLocalPort())).start().close());
+            Throwable root = e;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            // run prints this root message on its one stderr line, and exits 2
+            assertEquals("the admin endpoint cannot listen on 127.0.0.1:" + busy.getLocalPort() + ": Address already in use",
+                    root.getMessage());
+        }
+    }
+
     @org.junit.jupiter.api.BeforeEach
     void linux() {
         assumeTrue(Files.exists(Path.of("/proc/net/tcp")), "the kernel's socket table is read from /proc/net/tcp (Linux)");
