@@ -4,6 +4,11 @@ import dev.idempotentrelay.core.CoreSimulator;
 import dev.idempotentrelay.jobs.JobSummary;
 import dev.idempotentrelay.ledger.GroupCommitDataSource;
 import dev.idempotentrelay.ledger.LedgerSchema;
+import dev.idempotentrelay.ops.AdminHttpServer;
+import dev.idempotentrelay.ops.CoreCallStatus;
+import dev.idempotentrelay.ops.GuidMdcInterceptStrategy;
+import dev.idempotentrelay.ops.RelayMetrics;
+import dev.idempotentrelay.ops.RouteEventRecorder;
 import dev.idempotentrelay.telegram.TelegramMapper;
 import dev.idempotentrelay.telegram.TelegramValidator;
 import dev.idempotentrelay.wire.ConnectionGate;
@@ -20,7 +25,8 @@ import org.apache.camel.main.MainListenerSupport;
 /**
  * The relay as a Camel Main application: application.properties, overridden by the given properties
  * (the command line's flags), the YAML routes, and the few Java beans the routes call. Before any
- * route starts, {@code schema.sql} is applied to the ledger and, when asked, the core simulator starts.
+ * route starts, {@code schema.sql} is applied to the ledger and, when asked, the core simulator starts and the
+ * admin endpoint's HTTP server is added (relay.admin.enabled).
  */
 public final class Relay implements AutoCloseable {
 
@@ -33,6 +39,14 @@ public final class Relay implements AutoCloseable {
         main.bind("frameDecoder", new FrameDecoderFactory());
         main.bind("frameEncoder", new FrameEncoder());
         main.bind("jobSummary", new JobSummary());
+        // operations: bound here, before Camel Main configures the context, so that it finds the event notifier
+        // and the intercept strategy among the beans (beans of camel.beans.* come too late for that)
+        RelayMetrics metrics = new RelayMetrics();
+        CoreCallStatus coreCalls = new CoreCallStatus();
+        main.bind("relayMetrics", metrics);
+        main.bind("coreCalls", coreCalls);
+        main.bind("routeEvents", new RouteEventRecorder(metrics, coreCalls));
+        main.bind("guidMdc", new GuidMdcInterceptStrategy());
         overrides.forEach(main::addOverrideProperty);
         main.addMainListener(new MainListenerSupport() {
             @Override
@@ -124,6 +138,15 @@ public final class Relay implements AutoCloseable {
                 coreSimulator = CoreSimulator.start(port, slowMs);
             } catch (Exception e) {
                 throw new IllegalStateException("cannot start the core simulator on port " + port + ": " + e.getMessage(), e);
+            }
+        }
+        if (Boolean.parseBoolean(context.resolvePropertyPlaceholders("{{relay.admin.enabled}}"))) {
+            String host = context.resolvePropertyPlaceholders("{{relay.admin.host}}");
+            int port = Integer.parseInt(context.resolvePropertyPlaceholders("{{relay.admin.port}}"));
+            try {
+                AdminHttpServer.addTo(context, host, port);
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot start the admin endpoint on " + host + ":" + port + ": " + e.getMessage(), e);
             }
         }
     }

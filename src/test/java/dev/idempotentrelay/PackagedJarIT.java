@@ -6,13 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.idempotentrelay.core.CoreSimulator;
+import dev.idempotentrelay.support.AdminClient;
 import dev.idempotentrelay.support.Await;
 import dev.idempotentrelay.support.Channel;
 import dev.idempotentrelay.support.CoreClient;
 import dev.idempotentrelay.support.JarProcess;
 import dev.idempotentrelay.support.LedgerFile;
 import dev.idempotentrelay.support.Ports;
+import dev.idempotentrelay.support.Requests;
 import dev.idempotentrelay.telegram.Telegram;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,9 +36,10 @@ class PackagedJarIT {
     void demoAnswersSendWith0000AndTheSameSendAgainGetsTheIdenticalReply() throws Exception {
         int port = Ports.free();
         int corePort = Ports.free();
+        int adminPort = Ports.free();
         String guid = newGuid();
         try (JarProcess relay = JarProcess.start(dir, "run", "--core-sim", "--port", Integer.toString(port),
-                "--core", "http://localhost:" + corePort, "--db", "demo.db", "--no-jobs")) {
+                "--core", "http://localhost:" + corePort, "--db", "demo.db", "--no-jobs", "--admin-port", Integer.toString(adminPort))) {
             relay.awaitLine("listening on port " + port, START);
             String[] send = {"send", "--port", Integer.toString(port), "--guid", guid, "--from", "1002003004005006",
                     "--to", "2003004005006007", "--amount", "10000", "--memo", "lunch money", "--channel", "MOB1"};
@@ -49,6 +53,60 @@ class PackagedJarIT {
             assertEquals(1, new CoreClient("http://localhost:" + corePort).calls());
             assertEquals(1, new CoreClient("http://localhost:" + corePort).calls(guid));
             assertEquals("DONE", new LedgerFile(dir.resolve("demo.db")).row(guid).get("state"));
+
+            // the packaged jar's admin endpoint answers
+            AdminClient admin = new AdminClient("http://127.0.0.1:" + adminPort);
+            JsonNode health = admin.json("/health", 200);
+            assertEquals("UP", health.get("status").asText());
+            assertTrue(health.get("core").get("answeredLastCall").asBoolean(), health.toString());
+            Await.until("both replies counted", Duration.ofSeconds(10), () -> admin.metric("relay_replies_total{code=\"0000\"}") == 2);
+            assertEquals(1, admin.metric("relay_core_call_seconds_count{call=\"transfer\",outcome=\"answered\"}"));
+            assertEquals("DONE", admin.json("/ledger/" + guid, 200).get("state").asText());
+            assertTrue(admin.routes().get("routes").size() > 0);
+
+            // one INFO line per transfer: state change, reply code, core time, accounts masked
+            relay.awaitLine("DONE unchanged, answered 0000", Duration.ofSeconds(10));
+            List<String> lines = relay.output().stream().filter(l -> l.contains(" INFO  receive-telegram [guid " + guid + "] ")).toList();
+            assertEquals(2, lines.size(), lines.toString());
+            assertTrue(lines.get(0).contains("- guid " + guid + ": none -> SENT -> DONE, answered 0000, core "), lines.get(0));
+            assertTrue(lines.get(0).endsWith(" ms, channel MOB1 from=************5006 to=************6007 amount=10000"), lines.get(0));
+            assertTrue(lines.get(1).endsWith("- guid " + guid + ": DONE unchanged, answered 0000, core not called, channel MOB1 "
+                    + "from=************5006 to=************6007 amount=10000"), lines.get(1));
+        }
+    }
+
+    @Test
+    void everyLogLineOfATransferCarriesItsGuidWithTheAccountsMaskedAndDumpRoutesPrintsTheRoutes() throws Exception {
+        int port = Ports.free();
+        int adminPort = Ports.free();
+        String guid = newGuid();
+        // no core listens there: the transfer is E902, which logs a WARN line on its way as well
+        try (JarProcess relay = JarProcess.start(dir, "run", "--port", Integer.toString(port), "--core",
+                "http://localhost:" + Ports.free(), "--db", "logs.db", "--no-jobs", "--admin-port", Integer.toString(adminPort),
+                "--dump-routes")) {
+            relay.awaitLine("listening on port " + port, START);
+            try (Channel channel = Channel.open(port)) {
+                assertEquals("E902", Telegram.rspCode(channel.send(transfer(guid))));
+            }
+            relay.awaitLine("answered E902", Duration.ofSeconds(10));
+            List<String> out = relay.output();
+            assertTrue(out.stream().anyMatch(l -> l.contains("- route:")) && out.stream().anyMatch(l -> l.contains("id: receive-telegram"))
+                    && out.stream().anyMatch(l -> l.contains("- rest:")), "--dump-routes printed no routes: " + out);
+
+            List<String> mentions = out.stream().filter(l -> l.contains(guid)).toList();
+            assertEquals(2, mentions.size(), mentions.toString());
+            for (String line : mentions) {
+                assertTrue(line.contains(" [guid " + guid + "] - "), "no GUID in the MDC part of: " + line);
+            }
+            assertTrue(mentions.get(0).contains(" WARN  call-core [guid " + guid + "] - guid " + guid + ": core not reached"), mentions.get(0));
+            String info = mentions.get(1);
+            assertTrue(info.contains(" INFO  receive-telegram [guid " + guid + "] - guid " + guid
+                    + ": none -> SENT -> FAILED, answered E902, core "), info);
+            assertTrue(info.endsWith(" ms, not-reached, channel MOB1 from=************5006 to=************6007 amount=10000"), info);
+            assertTrue(out.stream().noneMatch(l -> l.contains(Requests.FROM) || l.contains(Requests.TO)),
+                    "an account number in the log");
+            JsonNode health = new AdminClient("http://127.0.0.1:" + adminPort).json("/health", 200);
+            assertEquals(false, health.get("core").get("answeredLastCall").asBoolean(), health.toString());
         }
     }
 
@@ -58,7 +116,7 @@ class PackagedJarIT {
             CoreClient coreView = new CoreClient(core.url());
             int port = Ports.free();
             String[] run = {"run", "--port", Integer.toString(port), "--core", core.url(), "--db", "ledger.db",
-                    "--no-jobs", "--read-timeout-ms", "30000"};
+                    "--no-jobs", "--read-timeout-ms", "30000", "--admin-port", Integer.toString(Ports.free())};
             String guid = newGuid();
             byte[] request = transfer(guid, 10_000, "SLOW lunch");
             LedgerFile ledger = new LedgerFile(dir.resolve("ledger.db"));
@@ -127,6 +185,7 @@ class PackagedJarIT {
         assertEquals(List.of("idempotent-relay: run: unknown flag --colour"), unknownFlag.errors());
 
         JarProcess noFolder = JarProcess.run(dir, "run", "--port", Integer.toString(Ports.free()), "--no-jobs",
+                "--admin-port", Integer.toString(Ports.free()),
                 "--db", dir.resolve("missing-folder/ledger.db").toString());
         assertEquals(2, noFolder.exitCode());
         List<String> lines = noFolder.errors();

@@ -3,6 +3,7 @@ package dev.idempotentrelay;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idempotentrelay.support.Ports;
 import dev.idempotentrelay.support.RelayUnderTest;
@@ -15,6 +16,9 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.camel.Route;
 import org.apache.camel.model.ModelCamelContext;
+import org.apache.camel.model.RouteDefinition;
+import org.apache.camel.model.rest.RestDefinition;
+import org.apache.camel.model.rest.VerbDefinition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,16 +41,38 @@ class RouteFilesTest {
         try (RelayUnderTest relay = RelayUnderTest.on(dir.resolve("ledger.db"), "http://localhost:" + Ports.free())
                 .with("relay.jobs.enabled", "true").start()) {
             ModelCamelContext model = (ModelCamelContext) relay.relay().context();
+            // a file holds a route, a rest: definition (the REST DSL), or the route configuration; the id of a
+            // route or a rest: definition equals its file name
+            Set<String> rests = new TreeSet<>();
+            for (RestDefinition rest : model.getRestDefinitions()) {
+                rests.add(rest.getId());
+                assertNotNull(rest.getDescriptionText(), rest.getId() + " has no description");
+            }
             Set<String> loaded = new TreeSet<>();
             for (Route route : relay.relay().context().getRoutes()) {
-                loaded.add(route.getRouteId());
-                String description = model.getRouteDefinition(route.getRouteId()).getDescriptionText();
+                RouteDefinition definition = model.getRouteDefinition(route.getRouteId());
+                String description;
+                if (Boolean.TRUE.equals(definition.isRest())) {
+                    // a REST verb is a route of its own, <rest id>-<name>, described by its verb, handing off to
+                    // the direct: route of another file
+                    RestDefinition rest = definition.getRestDefinition();
+                    assertTrue(route.getRouteId().startsWith(rest.getId() + "-"), route.getRouteId() + " is not named after " + rest.getId());
+                    VerbDefinition verb = rest.getVerbs().stream().filter(v -> route.getRouteId().equals(v.getRouteId()))
+                            .findFirst().orElseThrow(() -> new AssertionError(route.getRouteId() + " has no verb"));
+                    description = verb.getDescriptionText();
+                    assertTrue(verb.getTo().getUri().startsWith("direct:"), route.getRouteId() + " does not hand off to a direct: route");
+                } else {
+                    loaded.add(route.getRouteId());
+                    description = definition.getDescriptionText();
+                }
                 assertNotNull(description, route.getRouteId() + " has no description");
                 assertFalse(description.isBlank(), route.getRouteId() + " has an empty description");
             }
             assertNotNull(model.getRouteConfigurationDefinition("channel-replies"));
+            assertEquals(Set.of("admin-api"), rests);
             Set<String> expected = new TreeSet<>(files);
             expected.remove("route-configuration");
+            expected.removeAll(rests);
             assertEquals(expected, loaded);
             for (String id : List.of("receive-telegram", "resolve-unknown", "reprocess-failed", "purge-ledger")) {
                 assertEquals(true, relay.relay().context().getRouteController().getRouteStatus(id).isStarted(), id);

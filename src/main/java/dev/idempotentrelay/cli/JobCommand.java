@@ -63,6 +63,8 @@ final class JobCommand {
         Map<String, String> properties = new LinkedHashMap<>();
         properties.put("relay.channel.enabled", "false");
         properties.put("relay.jobs.enabled", "false");
+        // a one-shot run serves no admin endpoint: the admin port belongs to the running relay
+        properties.put("relay.admin.enabled", "false");
         for (Map.Entry<String, String> flag : flags.all().entrySet()) {
             String name = flag.getKey();
             String value = flag.getValue();

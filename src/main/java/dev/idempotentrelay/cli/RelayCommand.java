@@ -10,11 +10,13 @@ public final class RelayCommand {
             "  run        [--db PATH] [--port N] [--core URL] [--connect-timeout-ms N] [--read-timeout-ms N]",
             "             [--routes DIR] [--no-jobs] [--every S] [--purge-every S] [--min-age S]",
             "             [--sent-stale-after S] [--max-attempts N] [--days N] [--core-sim]",
+            "             [--admin-port N] [--admin-host H] [--dump-routes]",
             "  resolve    --db PATH --core URL --min-age S [--sent-stale-after S]",
             "  reprocess  --db PATH --core URL --max-attempts N",
             "  purge      --db PATH --days N",
             "  core-sim   [--port N] [--slow-ms N]",
             "  send       [--host H] [--port N] --guid G --from A --to B --amount N [--memo M] [--channel C]",
+            "  ledger     show GUID [--db PATH] | list --state S [--limit N] [--db PATH] | stats [--db PATH]",
             "  bench      [--host H] [--port N] [--connections C] [--duration S] [--resend-ratio R]");
 
     private RelayCommand() {
@@ -25,8 +27,8 @@ public final class RelayCommand {
     }
 
     private static void quietLogs() {
-        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        if (System.getProperty("relay.log.level") == null) {
+            System.setProperty("relay.log.level", "warn");
         }
     }
 
@@ -44,6 +46,8 @@ public final class RelayCommand {
                     return CoreSimCommand.run(args);
                 case "send":
                     return SendCommand.run(args);
+                case "ledger":
+                    return LedgerCommand.run(args);
                 case "bench":
                     return BenchCommand.run(args);
                 case "resolve":
@@ -53,7 +57,7 @@ public final class RelayCommand {
                     quietLogs();
                     return JobCommand.run(args);
                 default:
-                    throw new UsageException("unknown command '" + args[0] + "' (run, resolve, reprocess, purge, core-sim, send, bench)");
+                    throw new UsageException("unknown command '" + args[0] + "' (run, resolve, reprocess, purge, core-sim, send, ledger, bench)");
             }
         } catch (UsageException e) {
             System.err.println("idempotent-relay: " + e.getMessage());

@@ -26,11 +26,13 @@ final class RunCommand {
             Map.entry("min-age", "relay.resolve.min-age"),
             Map.entry("sent-stale-after", "relay.resolve.sent-stale-after"),
             Map.entry("max-attempts", "relay.reprocess.max-attempts"),
-            Map.entry("days", "relay.purge.days"));
+            Map.entry("days", "relay.purge.days"),
+            Map.entry("admin-port", "relay.admin.port"),
+            Map.entry("admin-host", "relay.admin.host"));
 
     private static final Map<String, Long> MINIMUM = Map.of(
             "port", 1L, "connect-timeout-ms", 1L, "read-timeout-ms", 1L, "every", 1L, "purge-every", 1L,
-            "min-age", 0L, "sent-stale-after", 0L, "max-attempts", 1L, "days", 0L);
+            "min-age", 0L, "sent-stale-after", 0L, "max-attempts", 1L, "days", 0L, "admin-port", 1L);
 
     private RunCommand() {
     }
@@ -50,7 +52,8 @@ final class RunCommand {
         }, "relay-shutdown"));
         System.out.println("idempotent-relay: listening on port " + relay.context().resolvePropertyPlaceholders("{{relay.port}}")
                 + ", ledger " + relay.context().resolvePropertyPlaceholders("{{relay.db}}")
-                + ", core " + relay.context().resolvePropertyPlaceholders("{{relay.core.url}}"));
+                + ", core " + relay.context().resolvePropertyPlaceholders("{{relay.core.url}}")
+                + ", admin http://" + relay.context().resolvePropertyPlaceholders("{{relay.admin.host}}:{{relay.admin.port}}"));
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -61,7 +64,7 @@ final class RunCommand {
 
     /** The properties that the flags override. */
     static Map<String, String> properties(String[] args) throws UsageException {
-        Set<String> switches = Set.of("no-jobs", "core-sim");
+        Set<String> switches = Set.of("no-jobs", "core-sim", "dump-routes");
         Set<String> valued = new java.util.HashSet<>(PROPERTY_OF.keySet());
         valued.add("routes");
         Flags flags = Flags.parse("run", args, 1, valued, switches);
@@ -70,8 +73,8 @@ final class RunCommand {
             String name = flag.getKey();
             if (MINIMUM.containsKey(name)) {
                 long n = flags.number("run", name, 0, MINIMUM.get(name));
-                if (name.equals("port") && n > 65535) {
-                    throw new UsageException("run: --port must be at most 65535, not " + n);
+                if ((name.equals("port") || name.equals("admin-port")) && n > 65535) {
+                    throw new UsageException("run: --" + name + " must be at most 65535, not " + n);
                 }
                 properties.put(PROPERTY_OF.get(name), Long.toString(n));
             } else if (PROPERTY_OF.containsKey(name)) {
@@ -84,6 +87,9 @@ final class RunCommand {
         if (flags.has("db") && flags.get("db", "").isBlank()) {
             throw new UsageException("run: --db needs a file name");
         }
+        if (flags.has("admin-host") && flags.get("admin-host", "").isBlank()) {
+            throw new UsageException("run: --admin-host needs an address, such as 127.0.0.1 or 0.0.0.0");
+        }
         if (flags.has("routes")) {
             properties.put("camel.main.routes-include-pattern", routesPattern(flags.get("routes", null)));
         }
@@ -92,6 +98,9 @@ final class RunCommand {
         }
         if (flags.has("core-sim")) {
             properties.put("relay.core-sim.enabled", "true");
+        }
+        if (flags.has("dump-routes")) {
+            properties.put("camel.main.dump-routes", "yaml");
         }
         return properties;
     }

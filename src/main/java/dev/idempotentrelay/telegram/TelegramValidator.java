@@ -9,8 +9,10 @@ import org.apache.camel.Message;
 /**
  * Checks a channel request against SPEC section 2 and puts what the routes need into headers:
  * {@code request} (the message bytes, moved out of the body, which stays empty until the reply is put
- * there; set first so that even a refusal can copy its header),
- * {@code guid} (set before the checks, so that a refusal's log line names it) and {@code txCode}. A readable but invalid request raises {@link InvalidTelegramException}.
+ * there; set first so that even a refusal can copy its header), {@code guid} (set before the checks, so
+ * that a refusal's log line names it), {@code txCode}, and for the transfer's log line {@code channel},
+ * {@code fromAccount}, {@code toAccount} and {@code amount}. A readable but invalid request raises
+ * {@link InvalidTelegramException}.
  */
 public class TelegramValidator {
 
@@ -28,6 +30,11 @@ public class TelegramValidator {
         }
         check(request);
         in.setHeader("txCode", raw(request, TX_CODE, 4));
+        // for the transfer's log line (account numbers are masked there by AccountMaskingFormatter)
+        in.setHeader("channel", field(request, CHANNEL, CHANNEL_WIDTH));
+        in.setHeader("fromAccount", field(request, FROM, ACCOUNT_WIDTH));
+        in.setHeader("toAccount", field(request, TO, ACCOUNT_WIDTH));
+        in.setHeader("amount", Long.parseLong(raw(request, AMOUNT, AMOUNT_WIDTH)));
     }
 
     static void check(byte[] request) throws InvalidTelegramException {

@@ -25,20 +25,27 @@ class RunFlagsTest {
         Map<String, String> p = RunCommand.properties(new String[] {"run", "--db", "x.db", "--port", "9999",
                 "--core", "http://core:8080", "--connect-timeout-ms", "200", "--read-timeout-ms", "3000", "--no-jobs",
                 "--every", "5", "--purge-every", "600", "--min-age", "90", "--sent-stale-after", "300",
-                "--max-attempts", "7", "--days", "30", "--core-sim"});
+                "--max-attempts", "7", "--days", "30", "--core-sim", "--admin-port", "9999", "--admin-host", "0.0.0.0",
+                "--dump-routes"});
         assertEquals(Map.ofEntries(
                 Map.entry("relay.db", "x.db"), Map.entry("relay.port", "9999"), Map.entry("relay.core.url", "http://core:8080"),
                 Map.entry("relay.core.connect-timeout-ms", "200"), Map.entry("relay.core.read-timeout-ms", "3000"),
                 Map.entry("relay.jobs.enabled", "false"), Map.entry("relay.jobs.every", "5"),
                 Map.entry("relay.jobs.purge-every", "600"), Map.entry("relay.resolve.min-age", "90"),
                 Map.entry("relay.resolve.sent-stale-after", "300"), Map.entry("relay.reprocess.max-attempts", "7"),
-                Map.entry("relay.purge.days", "30"), Map.entry("relay.core-sim.enabled", "true")), p);
+                Map.entry("relay.purge.days", "30"), Map.entry("relay.core-sim.enabled", "true"),
+                Map.entry("relay.admin.port", "9999"), Map.entry("relay.admin.host", "0.0.0.0"),
+                Map.entry("camel.main.dump-routes", "yaml")), p);
     }
 
     @Test
     void badValuesAreRefusedWithTheFlagNamed() {
         assertEquals("run: --core must be a URL such as http://localhost:9201, not 'localhost:9201'",
                 assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--core", "localhost:9201"})).getMessage());
+        assertEquals("run: --admin-port must be at most 65535, not 70000",
+                assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--admin-port", "70000"})).getMessage());
+        assertEquals("run: --admin-host needs an address, such as 127.0.0.1 or 0.0.0.0",
+                assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--admin-host", " "})).getMessage());
         assertEquals("run: --every must be a whole number of at least 1, not '0'",
                 assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--every", "0"})).getMessage());
         assertEquals("run: --routes " + dir + " holds no *.camel.yaml route",
@@ -68,6 +75,7 @@ class RunFlagsTest {
         Map<String, String> properties = new HashMap<>(RunCommand.properties(new String[] {"run", "--routes", routes.toString(),
                 "--db", dir.resolve("ledger.db").toString(), "--no-jobs", "--core", "http://localhost:" + Ports.free()}));
         properties.put("relay.port", Integer.toString(Ports.free()));
+        properties.put("relay.admin.port", Integer.toString(Ports.free()));
         try (Relay relay = Relay.start(properties)) {
             assertNotNull(relay.context().getRoute("extra-route"));
             assertEquals("edited", relay.context().createProducerTemplate().requestBody("direct:extra-route", null, String.class));

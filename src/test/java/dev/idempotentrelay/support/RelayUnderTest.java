@@ -7,18 +7,21 @@ import java.util.Map;
 
 /**
  * The relay started in this JVM the way {@code run} starts it, loading the YAML routes from the
- * repository's {@code routes/} folder, on a SQLite file and a free loopback port, with no timed jobs.
+ * repository's {@code routes/} folder, on a SQLite file and a free loopback port, with no timed jobs, and its
+ * admin endpoint on another free port.
  */
 public final class RelayUnderTest implements AutoCloseable {
 
     public final int port;
+    public final int adminPort;
     public final Path db;
     public final LedgerFile ledger;
     private final Relay relay;
 
-    private RelayUnderTest(Relay relay, int port, Path db) {
+    private RelayUnderTest(Relay relay, int port, int adminPort, Path db) {
         this.relay = relay;
         this.port = port;
+        this.adminPort = adminPort;
         this.db = db;
         this.ledger = new LedgerFile(db);
     }
@@ -29,6 +32,11 @@ public final class RelayUnderTest implements AutoCloseable {
 
     public Relay relay() {
         return relay;
+    }
+
+    /** HTTP to the admin endpoint on 127.0.0.1. */
+    public AdminClient admin() {
+        return new AdminClient("http://127.0.0.1:" + adminPort);
     }
 
     @Override
@@ -62,7 +70,8 @@ public final class RelayUnderTest implements AutoCloseable {
         public RelayUnderTest start() throws Exception {
             int port = Ports.free();
             properties.put("relay.port", Integer.toString(port));
-            return new RelayUnderTest(Relay.start(properties), port, db);
+            int adminPort = Integer.parseInt(properties.computeIfAbsent("relay.admin.port", p -> Integer.toString(Ports.free())));
+            return new RelayUnderTest(Relay.start(properties), port, adminPort, db);
         }
     }
 }

@@ -1,0 +1,164 @@
+package dev.idempotentrelay.cli;
+
+import dev.idempotentrelay.ledger.LedgerReader;
+import dev.idempotentrelay.ledger.LedgerRowView;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * {@code ledger show GUID}, {@code ledger list --state S [--limit N]} and {@code ledger stats}: an operator's
+ * view of a ledger file, read directly and read-only, whether a relay is writing it or not. {@code show}
+ * decodes the row as GET /ledger/{guid} does ({@link LedgerRowView}).
+ */
+final class LedgerCommand {
+
+    static final List<String> STATES = List.of("RECEIVED", "SENT", "DONE", "UNKNOWN", "FAILED");
+    static final int DEFAULT_LIMIT = 100;
+    static final int MAX_LIMIT = 1000;
+    private static final Pattern GUID = Pattern.compile("[0-9A-Za-z]{32}");
+    private static final String USAGE = "ledger: say show GUID, list --state S [--limit N], or stats; each takes [--db PATH]";
+
+    private LedgerCommand() {
+    }
+
+    static int run(String[] args) throws UsageException {
+        if (args.length < 2) {
+            throw new UsageException(USAGE);
+        }
+        switch (args[1]) {
+            case "show":
+                return show(args);
+            case "list":
+                return list(args);
+            case "stats":
+                return stats(args);
+            default:
+                throw new UsageException("ledger: unknown subcommand '" + args[1] + "'; " + USAGE.substring("ledger: ".length()));
+        }
+    }
+
+    private static int show(String[] args) throws UsageException {
+        if (args.length < 3 || args[2].startsWith("--")) {
+            throw new UsageException("ledger show: say which GUID");
+        }
+        String guid = args[2];
+        if (!GUID.matcher(guid).matches()) {
+            throw new UsageException("ledger show: a GUID is 32 letters and digits, not '" + guid + "'");
+        }
+        Path db = db("ledger show", Flags.parse("ledger show", args, 3, Set.of("db"), Set.of()));
+        Map<String, Object> row;
+        try (LedgerReader ledger = open("ledger show", db)) {
+            row = ledger.row(guid);
+        } catch (SQLException e) {
+            throw unreadable("ledger show", db, e);
+        }
+        if (row == null) {
+            System.err.println("idempotent-relay: ledger show: no row for guid " + guid + " in " + db);
+            return 1;
+        }
+        Map<String, Object> fields = new LinkedHashMap<>();
+        flatten("", LedgerRowView.of(row), fields);
+        int width = fields.keySet().stream().mapToInt(String::length).max().orElse(0) + 2;
+        StringBuilder out = new StringBuilder();
+        fields.forEach((name, value) -> out.append(pad(name, width)).append(value == null ? "-" : value).append('\n'));
+        System.out.print(out);
+        return 0;
+    }
+
+    private static int list(String[] args) throws UsageException {
+        Flags flags = Flags.parse("ledger list", args, 2, Set.of("db", "state", "limit"), Set.of());
+        String state = flags.required("ledger list", "state");
+        if (!STATES.contains(state)) {
+            throw new UsageException("ledger list: --state must be one of " + String.join(", ", STATES) + ", not '" + state + "'");
+        }
+        long limit = flags.number("ledger list", "limit", DEFAULT_LIMIT, 1);
+        if (limit > MAX_LIMIT) {
+            throw new UsageException("ledger list: --limit must be at most " + MAX_LIMIT + ", not " + limit);
+        }
+        Path db = db("ledger list", flags);
+        List<Map<String, Object>> rows;
+        try (LedgerReader ledger = open("ledger list", db)) {
+            rows = ledger.list(state, (int) limit);
+        } catch (SQLException e) {
+            throw unreadable("ledger list", db, e);
+        }
+        StringBuilder out = new StringBuilder(String.format("%-32s  %-8s  %-8s  %-8s  %s%n", "guid", "state", "rsp_code", "attempts", "updated_at"));
+        for (Map<String, Object> row : rows) {
+            out.append(String.format("%-32s  %-8s  %-8s  %-8s  %s%n", row.get("guid"), row.get("state"),
+                    row.get("rsp_code") == null ? "-" : row.get("rsp_code"), row.get("attempts"), row.get("updated_at")));
+        }
+        System.out.print(out);
+        return 0;
+    }
+
+    private static int stats(String[] args) throws UsageException {
+        Path db = db("ledger stats", Flags.parse("ledger stats", args, 2, Set.of("db"), Set.of()));
+        List<Map<String, Object>> counts;
+        try (LedgerReader ledger = open("ledger stats", db)) {
+            counts = ledger.countByState();
+        } catch (SQLException e) {
+            throw unreadable("ledger stats", db, e);
+        }
+        Map<String, Map<String, Object>> byState = new LinkedHashMap<>();
+        for (Map<String, Object> count : counts) {
+            byState.put(String.valueOf(count.get("state")), count);
+        }
+        List<String> states = new ArrayList<>(STATES);
+        byState.keySet().stream().filter(s -> !states.contains(s)).forEach(states::add);
+        StringBuilder out = new StringBuilder(String.format("%-8s  %8s  %s%n", "state", "rows", "oldest_updated_at"));
+        long total = 0;
+        for (String state : states) {
+            Map<String, Object> count = byState.get(state);
+            long rows = count == null ? 0 : ((Number) count.get("n")).longValue();
+            total += rows;
+            out.append(String.format("%-8s  %8d  %s%n", state, rows, count == null ? "-" : count.get("oldest")));
+        }
+        out.append(String.format("%-8s  %8d%n", "total", total));
+        System.out.print(out);
+        return 0;
+    }
+
+    private static Path db(String command, Flags flags) throws UsageException {
+        Path db = Path.of(flags.get("db", "relay.db"));
+        if (!Files.isRegularFile(db)) {
+            throw new UsageException(command + ": no ledger at " + db + " (the relay creates it on its first start)");
+        }
+        return db;
+    }
+
+    private static LedgerReader open(String command, Path db) throws UsageException {
+        try {
+            return LedgerReader.open(db);
+        } catch (SQLException e) {
+            throw unreadable(command, db, e);
+        }
+    }
+
+    private static UsageException unreadable(String command, Path db, SQLException e) {
+        return new UsageException(command + ": cannot read ledger " + db + ": " + RunCommand.rootMessage(e));
+    }
+
+    /** Nested maps as dotted names: request.from, reply.core_ref. */
+    private static void flatten(String prefix, Map<String, Object> map, Map<String, Object> into) {
+        map.forEach((name, value) -> {
+            if (value instanceof Map<?, ?> nested) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> fields = (Map<String, Object>) nested;
+                flatten(prefix + name + ".", fields, into);
+            } else {
+                into.put(prefix + name, value);
+            }
+        });
+    }
+
+    private static String pad(String text, int width) {
+        return text + " ".repeat(Math.max(1, width - text.length()));
+    }
+}

@@ -1,0 +1,41 @@
+package dev.idempotentrelay.ledger;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A named SQL file of {@code sql/} read from the classpath for plain JDBC: the same statement the routes run
+ * through camel-sql, its {@code :#name} parameters turned into {@code ?} in order.
+ */
+public record SqlFile(String name, String jdbc, List<String> parameters) {
+
+    private static final Pattern PARAMETER = Pattern.compile(":#([A-Za-z][A-Za-z0-9_]*)");
+
+    public static SqlFile load(String name) {
+        String resource = "sql/" + name + ".sql";
+        String text;
+        try (InputStream in = SqlFile.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException(resource + " is not on the classpath");
+            }
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> parameters = new ArrayList<>();
+        Matcher m = PARAMETER.matcher(text);
+        StringBuilder jdbc = new StringBuilder();
+        while (m.find()) {
+            parameters.add(m.group(1));
+            m.appendReplacement(jdbc, "?");
+        }
+        m.appendTail(jdbc);
+        return new SqlFile(name, jdbc.toString(), List.copyOf(parameters));
+    }
+}

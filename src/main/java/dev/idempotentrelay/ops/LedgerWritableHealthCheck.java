@@ -1,0 +1,53 @@
+package dev.idempotentrelay.ops;
+
+import dev.idempotentrelay.ledger.SqlFile;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.apache.camel.health.HealthCheckResultBuilder;
+import org.apache.camel.impl.health.AbstractHealthCheck;
+
+/**
+ * Readiness check {@code ledger}: UP when the ledger takes a write now. Runs sql/probe-ledger-writable.sql, which
+ * changes no row but needs the write lock, in a transaction that is rolled back. DOWN, with the database's
+ * message, when the file is read-only, broken, gone, or its write lock stays held past the busy timeout.
+ * Camel's health-check registry finds it in the bean registry.
+ */
+public class LedgerWritableHealthCheck extends AbstractHealthCheck {
+
+    private final SqlFile probe = SqlFile.load("probe-ledger-writable");
+    private DataSource dataSource;
+
+    public LedgerWritableHealthCheck() {
+        super("relay", "ledger");
+    }
+
+    public void setDataSource(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    @Override
+    public boolean isLiveness() {
+        return false;
+    }
+
+    @Override
+    protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
+        try (Connection connection = dataSource.getConnection()) {
+            boolean autoCommit = connection.getAutoCommit();
+            connection.setAutoCommit(false);
+            try (Statement statement = connection.createStatement()) {
+                statement.executeUpdate(probe.jdbc());
+            } finally {
+                connection.rollback();
+                connection.setAutoCommit(autoCommit);
+            }
+            builder.up();
+        } catch (SQLException | RuntimeException e) {
+            builder.message("the ledger cannot be written: " + e.getMessage());
+            builder.down();
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.idempotentrelay.ops;
+
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.camel.CamelContext;
+import org.apache.camel.NamedNode;
+import org.apache.camel.api.management.ManagedCamelContext;
+import org.apache.camel.api.management.mbean.ManagedRouteMBean;
+import org.apache.camel.model.Model;
+import org.apache.camel.model.RouteDefinition;
+import org.apache.camel.spi.ModelToYAMLDumper;
+import org.apache.camel.spi.Resource;
+import org.apache.camel.spi.ResourceAware;
+import org.apache.camel.support.PluginHelper;
+
+/**
+ * The answer of GET /routes, as YAML: every route with its file, status, live statistics (exchanges,
+ * failures, in flight, mean and max time, from camel-management) and its definition dumped as YAML DSL by
+ * camel-yaml-io; then the REST definitions and route configurations, each with its file and YAML. Between them
+ * they name every file of the routes folder.
+ */
+public class RouteReport {
+
+    private static final YAMLMapper YAML = YAMLMapper.builder()
+            .enable(YAMLGenerator.Feature.LITERAL_BLOCK_STYLE)
+            .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+            .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+            .build();
+
+    public String yaml(CamelContext context) throws Exception {
+        Model model = context.getCamelContextExtension().getContextPlugin(Model.class);
+        ModelToYAMLDumper dumper = PluginHelper.getModelToYAMLDumper(context);
+        ManagedCamelContext managed = context.getCamelContextExtension().getContextPlugin(ManagedCamelContext.class);
+
+        List<Map<String, Object>> routes = new ArrayList<>();
+        List<RouteDefinition> definitions = new ArrayList<>(model.getRouteDefinitions());
+        definitions.sort(Comparator.comparing(RouteDefinition::getRouteId));
+        for (RouteDefinition route : definitions) {
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("id", route.getRouteId());
+            entry.put("file", fileOf(route.getResource() != null || route.getRestDefinition() == null
+                    ? route : route.getRestDefinition()));
+            entry.put("status", context.getRouteController().getRouteStatus(route.getRouteId()).name());
+            ManagedRouteMBean stats = managed == null ? null : managed.getManagedRoute(route.getRouteId());
+            if (stats != null) {
+                Map<String, Object> statistics = new LinkedHashMap<>();
+                statistics.put("exchangesTotal", stats.getExchangesTotal());
+                statistics.put("exchangesFailed", stats.getExchangesFailed());
+                statistics.put("exchangesInflight", stats.getExchangesInflight());
+                statistics.put("meanProcessingTimeMs", stats.getMeanProcessingTime());
+                statistics.put("maxProcessingTimeMs", stats.getMaxProcessingTime());
+                entry.put("statistics", statistics);
+            }
+            entry.put("yaml", dump(dumper, context, route));
+            routes.add(entry);
+        }
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("routes", routes);
+        report.put("rests", definitions(dumper, context, model.getRestDefinitions()));
+        report.put("routeConfigurations", definitions(dumper, context, model.getRouteConfigurationDefinitions()));
+        return YAML.writeValueAsString(report);
+    }
+
+    private static List<Map<String, Object>> definitions(ModelToYAMLDumper dumper, CamelContext context,
+            List<? extends NamedNode> nodes) throws Exception {
+        List<Map<String, Object>> entries = new ArrayList<>();
+        for (NamedNode node : nodes) {
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("id", node.getId());
+            entry.put("file", fileOf(node));
+            entry.put("yaml", dump(dumper, context, node));
+            entries.add(entry);
+        }
+        return entries;
+    }
+
+    private static String dump(ModelToYAMLDumper dumper, CamelContext context, NamedNode node) throws Exception {
+        return dumper.dumpModelAsYaml(context, node, true, false, false, false);
+    }
+
+    /** The file name the definition was loaded from, such as receive-telegram.camel.yaml. */
+    private static String fileOf(Object definition) {
+        Resource resource = definition instanceof ResourceAware aware ? aware.getResource() : null;
+        if (resource == null || resource.getLocation() == null) {
+            return null;
+        }
+        String location = resource.getLocation();
+        return location.substring(Math.max(location.lastIndexOf('/'), location.lastIndexOf(':')) + 1);
+    }
+}
