@@ -3,6 +3,7 @@ package dev.idempotentrelay;
 import dev.idempotentrelay.core.CoreSimulator;
 import dev.idempotentrelay.jobs.JobSummary;
 import dev.idempotentrelay.ledger.GroupCommitDataSource;
+import dev.idempotentrelay.ledger.LedgerClock;
 import dev.idempotentrelay.ledger.LedgerSchema;
 import dev.idempotentrelay.ops.AdminHttpServer;
 import dev.idempotentrelay.ops.CoreCallStatus;
@@ -39,6 +40,7 @@ public final class Relay implements AutoCloseable {
         main.bind("frameDecoder", new FrameDecoderFactory());
         main.bind("frameEncoder", new FrameEncoder());
         main.bind("jobSummary", new JobSummary());
+        main.bind("ledgerClock", new LedgerClock());
         // operations: bound here, before Camel Main configures the context, so that it finds the event notifier
         // and the intercept strategy among the beans (beans of camel.beans.* come too late for that)
         RelayMetrics metrics = new RelayMetrics();

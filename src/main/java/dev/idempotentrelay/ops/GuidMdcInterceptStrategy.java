@@ -32,6 +32,9 @@ public class GuidMdcInterceptStrategy implements InterceptStrategy {
                     return processor.process(exchange, callback);
                 }
                 String outer = MDC.get(KEY);
+                if (guid.equals(outer)) {
+                    return processor.process(exchange, callback); // an enclosing step already set it
+                }
                 MDC.put(KEY, (String) guid);
                 try {
                     return processor.process(exchange, callback);

@@ -95,8 +95,13 @@ public class RouteEventRecorder extends EventNotifierSupport {
         }
     }
 
-    private static boolean watched(Endpoint endpoint) {
-        String uri = endpoint.getEndpointUri();
+    private final Map<String, Boolean> watchedUris = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private boolean watched(Endpoint endpoint) {
+        return watchedUris.computeIfAbsent(endpoint.getEndpointUri(), RouteEventRecorder::watchedUri);
+    }
+
+    private static boolean watchedUri(String uri) {
         if (uri.startsWith("sql:") || uri.startsWith("http:") || uri.startsWith("https:")) {
             return true;
         }
