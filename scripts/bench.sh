@@ -4,7 +4,8 @@
 # that BENCHMARKS.md records. Everything runs on this machine, on loopback.
 #   scripts/bench.sh                  # 15 s per run
 #   DURATION=30 scripts/bench.sh      # longer runs
-#   RELAY_OPTS="-Xmx256m" ...         # JVM options of the relay (default below)
+#   RELAY_OPTS="-Xmx256m" ...         # JVM options of the relay (default below); -Dkey=value overrides a property
+#   CONNECTIONS="32" RESENDS=no ...   # which runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-15}
@@ -17,7 +18,7 @@ work=$(mktemp -d)
 core_port=$(free_port)
 relay_port=$(free_port)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; [ -n "${KEEP_LOG:-}" ] && cp "$work/relay.log" "$KEEP_LOG"; rm -rf "$work"; }
 trap cleanup EXIT
 
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(java -version 2>&1 | head -1)"
@@ -25,7 +26,7 @@ echo "ledger:  $work/bench.db (WAL, synchronous=FULL), disk: $(df -h "$work" | a
 
 java -jar "$JAR" core-sim --port "$core_port" > "$work/core.log" 2>&1 &
 pids+=($!)
-java $RELAY_OPTS -jar "$JAR" run --port "$relay_port" --core "http://localhost:$core_port" --db "$work/bench.db" --no-jobs > "$work/relay.log" 2>&1 &
+java $RELAY_OPTS -jar "$JAR" run --port "$relay_port" --core "http://localhost:$core_port" --db "$work/bench.db" --no-jobs --admin-port "$(free_port)" > "$work/relay.log" 2>&1 &
 relay_pid=$!
 pids+=($relay_pid)
 for _ in $(seq 1 100); do grep -q "listening on port" "$work/relay.log" && break; sleep 0.2; done
@@ -48,8 +49,9 @@ run_bench() {
   echo "relay RSS peak so far: $((peak_rss / 1024)) MiB"
 }
 
-java -jar "$JAR" bench --port "$relay_port" --connections 8 --duration 5 > /dev/null 2>&1 || true   # warm-up
-for c in 1 8 32 128; do run_bench "$c" 0; done
-run_bench 32 1
+echo "warm-up: 30 s at 32 connections (the JIT compiles the hot path)"
+java -jar "$JAR" bench --port "$relay_port" --connections 32 --duration 30 > /dev/null 2>&1 || true
+for c in ${CONNECTIONS:-1 8 32 128}; do run_bench "$c" 0; done
+[ "${RESENDS:-yes}" = no ] || run_bench 32 1
 echo
 echo "ledger rows: $(sqlite3 "$work/bench.db" 'SELECT COUNT(*) FROM tx' 2>/dev/null || echo '?')"

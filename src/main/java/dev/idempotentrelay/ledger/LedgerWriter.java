@@ -187,5 +187,9 @@ final class LedgerWriter implements AutoCloseable {
             statement.close();
         }
         connection.close();
+        if (commits.get() > 0) {
+            LOG.info("ledger writer stopped: {} writes in {} commits ({} per commit)", writes.get(), commits.get(),
+                    String.format("%.1f", (double) writes.get() / commits.get()));
+        }
     }
 }
