@@ -29,7 +29,7 @@ pids+=($!)
 java $RELAY_OPTS -jar "$JAR" run --port "$relay_port" --core "http://localhost:$core_port" --db "$work/bench.db" --no-jobs --admin-port "$(free_port)" > "$work/relay.log" 2>&1 &
 relay_pid=$!
 pids+=($relay_pid)
-for _ in $(seq 1 100); do grep -q "listening on port" "$work/relay.log" && break; sleep 0.2; done
+for _ in $(seq 1 100); do grep -q "listening on port" "$work/relay.log" 2>/dev/null && break; sleep 0.2; done
 grep -q "listening on port" "$work/relay.log" || { echo "the relay did not start:"; cat "$work/relay.log"; exit 1; }
 echo "relay:   java $RELAY_OPTS -jar $JAR run --no-jobs (pid $relay_pid)"
 
