@@ -13,6 +13,7 @@ import dev.idempotentrelay.core.CoreSimulator;
 import dev.idempotentrelay.support.AdminClient;
 import dev.idempotentrelay.support.Await;
 import dev.idempotentrelay.support.Channel;
+import dev.idempotentrelay.support.CoreAndRelayTest;
 import dev.idempotentrelay.support.CoreClient;
 import dev.idempotentrelay.support.RelayUnderTest;
 import dev.idempotentrelay.telegram.Telegram;
@@ -27,37 +28,20 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.camel.ProducerTemplate;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The admin endpoint through real HTTP, against a relay that has carried real traffic: a real socket, the real
  * core simulator over HTTP, a real SQLite file.
  */
-class AdminEndpointTest {
+class AdminEndpointTest extends CoreAndRelayTest {
 
-    @TempDir
-    Path dir;
-
-    private CoreSimulator core;
-    private CoreClient coreView;
-    private RelayUnderTest relay;
     private AdminClient admin;
 
     @BeforeEach
-    void start() throws Exception {
-        core = CoreSimulator.start(0, 1_000);
-        coreView = new CoreClient(core.url());
-        relay = RelayUnderTest.on(dir.resolve("ledger.db"), core.url()).start();
+    void openAdmin() {
         admin = relay.admin();
-    }
-
-    @AfterEach
-    void stop() {
-        relay.close();
-        core.close();
     }
 
     /** Sends each request on one connection and returns the replies, in order. */

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idempotentrelay.core.CoreSimulator;
 import dev.idempotentrelay.support.Channel;
+import dev.idempotentrelay.support.CoreAndRelayTest;
 import dev.idempotentrelay.support.CoreClient;
 import dev.idempotentrelay.support.RelayUnderTest;
 import dev.idempotentrelay.support.Requests;
@@ -19,33 +20,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** SPEC section 3, row by row: a real socket, the real core simulator over HTTP, a real SQLite file. */
-class ChannelPathTest {
+class ChannelPathTest extends CoreAndRelayTest {
 
-    @TempDir
-    Path dir;
-
-    private CoreSimulator core;
-    private CoreClient coreView;
-    private RelayUnderTest relay;
-
-    @BeforeEach
-    void start() throws Exception {
-        core = CoreSimulator.start(0, 1_000);
-        coreView = new CoreClient(core.url());
-        relay = RelayUnderTest.on(dir.resolve("ledger.db"), core.url()).start();
-    }
-
-    @AfterEach
-    void stop() {
-        relay.close();
-        core.close();
-    }
 
     @Test
     void acceptedTransferIs0000WithTheCoreFieldsAndIsRecordedDone() throws Exception {

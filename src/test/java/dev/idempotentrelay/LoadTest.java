@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.idempotentrelay.core.CoreSimulator;
 import dev.idempotentrelay.support.Channel;
+import dev.idempotentrelay.support.CoreAndRelayTest;
 import dev.idempotentrelay.support.CoreClient;
 import dev.idempotentrelay.support.RelayUnderTest;
 import dev.idempotentrelay.telegram.Telegram;
@@ -22,33 +23,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Many channels at once on the durable ledger: every transfer answered, no GUID at the core twice. */
-class LoadTest {
+class LoadTest extends CoreAndRelayTest {
 
-    @TempDir
-    Path dir;
-
-    private CoreSimulator core;
-    private CoreClient coreView;
-    private RelayUnderTest relay;
-
-    @BeforeEach
-    void start() throws Exception {
-        core = CoreSimulator.start(0, 1_000);
-        coreView = new CoreClient(core.url());
-        relay = RelayUnderTest.on(dir.resolve("ledger.db"), core.url()).start();
-    }
-
-    @AfterEach
-    void stop() {
-        relay.close();
-        core.close();
-    }
 
     @Test
     void twoHundredChannelsAtOnceEachWithANewGuidAreAllAccepted() throws Exception {
