@@ -76,17 +76,6 @@ public class CoreSimulator implements AutoCloseable {
         return "http://localhost:" + port();
     }
 
-    /** POSTs received in all. */
-    public long calls() {
-        return posts.get();
-    }
-
-    /** POSTs received for one GUID. */
-    public long calls(String guid) {
-        AtomicLong n = postsByGuid.get(guid);
-        return n == null ? 0 : n.get();
-    }
-
     public long balance(String account) {
         return balances.getOrDefault(account, OPENING_BALANCE);
     }
