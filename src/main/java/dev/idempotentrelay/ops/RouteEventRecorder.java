@@ -4,6 +4,7 @@ import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.camel.Endpoint;
@@ -57,8 +58,17 @@ public class RouteEventRecorder extends EventNotifierSupport {
     private static final Pattern SQL_FILE = Pattern.compile("^sql:.*?sql/([a-z0-9-]+)\\.sql");
     private static final Pattern DIRECT = Pattern.compile("^direct:(?://)?([a-z0-9-]+)");
 
+    /** What a sent-to endpoint is to the metrics: the core, a SQL file, a job route, or nothing watched. */
+    private enum Kind { CORE, SQL, JOB, NONE }
+
+    private record Target(Kind kind, String name) {
+        static final Target NONE = new Target(Kind.NONE, null);
+    }
+
     private final RelayMetrics metrics;
     private final CoreCallStatus coreCalls;
+    /** endpoint URI -> its target, classified once per URI instead of by regex on every event */
+    private final Map<String, Target> targets = new ConcurrentHashMap<>();
 
     public RouteEventRecorder(RelayMetrics metrics, CoreCallStatus coreCalls) {
         this.metrics = metrics;
@@ -74,10 +84,10 @@ public class RouteEventRecorder extends EventNotifierSupport {
     @Override
     public boolean isEnabled(CamelEvent event) {
         if (event instanceof ExchangeSendingEvent sending) {
-            return watched(sending.getEndpoint());
+            return target(sending.getEndpoint()) != Target.NONE;
         }
         if (event instanceof ExchangeSentEvent sent) {
-            return watched(sent.getEndpoint());
+            return target(sent.getEndpoint()) != Target.NONE;
         }
         if (event instanceof ExchangeCompletedEvent || event instanceof ExchangeFailedEvent) {
             return CHANNEL_ROUTE.equals(((ExchangeEvent) event).getExchange().getFromRouteId());
@@ -88,44 +98,47 @@ public class RouteEventRecorder extends EventNotifierSupport {
     @Override
     public void notify(CamelEvent event) {
         if (event instanceof ExchangeSentEvent sent) {
-            sent(sent.getExchange(), sent.getEndpoint().getEndpointUri(), sent.getTimeTaken());
+            sent(sent.getExchange(), sent.getEndpoint(), sent.getTimeTaken());
         } else if (event instanceof ExchangeCompletedEvent || event instanceof ExchangeFailedEvent) {
             Object code = ((ExchangeEvent) event).getExchange().getMessage().getHeader("rspCode");
             metrics.reply(code == null ? "none" : code.toString());
         }
     }
 
-    private final Map<String, Boolean> watchedUris = new java.util.concurrent.ConcurrentHashMap<>();
-
-    private boolean watched(Endpoint endpoint) {
-        return watchedUris.computeIfAbsent(endpoint.getEndpointUri(), RouteEventRecorder::watchedUri);
+    private Target target(Endpoint endpoint) {
+        return targets.computeIfAbsent(endpoint.getEndpointUri(), RouteEventRecorder::classify);
     }
 
-    private static boolean watchedUri(String uri) {
-        if (uri.startsWith("sql:") || uri.startsWith("http:") || uri.startsWith("https:")) {
-            return true;
-        }
-        Matcher direct = DIRECT.matcher(uri);
-        return direct.find() && (JOB_RUNS.containsKey(direct.group(1)) || JOB_ROWS.containsKey(direct.group(1)));
-    }
-
-    private void sent(Exchange exchange, String uri, long millis) {
-        if (uri.startsWith("http")) {
-            coreCall(exchange, uri, millis);
-            return;
+    private static Target classify(String uri) {
+        if (uri.startsWith("http:") || uri.startsWith("https:")) {
+            return new Target(Kind.CORE, null);
         }
         Matcher sql = SQL_FILE.matcher(uri);
         if (sql.find()) {
-            statement(exchange, sql.group(1));
-            return;
+            return new Target(Kind.SQL, sql.group(1));
         }
         Matcher direct = DIRECT.matcher(uri);
-        if (direct.find() && exchange.getException() == null) {
-            String route = direct.group(1);
-            if (JOB_RUNS.containsKey(route)) {
-                metrics.jobRun(JOB_RUNS.get(route));
-            } else {
-                metrics.jobRows(JOB_ROWS.get(route), String.valueOf(exchange.getMessage().getBody()), 1);
+        if (direct.find() && (JOB_RUNS.containsKey(direct.group(1)) || JOB_ROWS.containsKey(direct.group(1)))) {
+            return new Target(Kind.JOB, direct.group(1));
+        }
+        return Target.NONE;
+    }
+
+    private void sent(Exchange exchange, Endpoint endpoint, long millis) {
+        Target target = target(endpoint);
+        switch (target.kind()) {
+            case CORE -> coreCall(exchange, endpoint.getEndpointUri(), millis);
+            case SQL -> statement(exchange, target.name());
+            case JOB -> {
+                if (exchange.getException() == null) {
+                    if (JOB_RUNS.containsKey(target.name())) {
+                        metrics.jobRun(JOB_RUNS.get(target.name()));
+                    } else {
+                        metrics.jobRows(JOB_ROWS.get(target.name()), String.valueOf(exchange.getMessage().getBody()), 1);
+                    }
+                }
+            }
+            default -> {
             }
         }
     }
