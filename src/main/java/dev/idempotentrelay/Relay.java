@@ -158,13 +158,14 @@ public final class Relay implements AutoCloseable {
         LedgerUnusableException(String db, Exception cause) {
             super("cannot use ledger " + db + ": " + rootMessage(cause), cause);
         }
+    }
 
-        private static String rootMessage(Throwable e) {
-            Throwable root = e;
-            while (root.getCause() != null) {
-                root = root.getCause();
-            }
-            return root.getMessage() == null ? root.toString() : root.getMessage();
+    /** The message of the deepest cause: what went wrong, without the layers that reported it. */
+    public static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null) {
+            root = root.getCause();
         }
+        return root.getMessage() == null ? root.toString() : root.getMessage();
     }
 }

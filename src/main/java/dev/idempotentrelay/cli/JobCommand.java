@@ -48,7 +48,7 @@ final class JobCommand {
             System.out.println(summary);
             return 0;
         } catch (Exception e) {
-            System.err.println("idempotent-relay: " + job.name() + ": the run failed: " + RunCommand.rootMessage(e));
+            System.err.println("idempotent-relay: " + job.name() + ": the run failed: " + Relay.rootMessage(e));
             return causedBy(e, SQLException.class) ? 2 : 1;
         }
     }

@@ -1,5 +1,6 @@
 package dev.idempotentrelay.cli;
 
+import dev.idempotentrelay.Relay;
 import dev.idempotentrelay.ledger.LedgerReader;
 import dev.idempotentrelay.ledger.LedgerRowView;
 import java.nio.file.Files;
@@ -142,7 +143,7 @@ final class LedgerCommand {
     }
 
     private static UsageException unreadable(String command, Path db, SQLException e) {
-        return new UsageException(command + ": cannot read ledger " + db + ": " + RunCommand.rootMessage(e));
+        return new UsageException(command + ": cannot read ledger " + db + ": " + Relay.rootMessage(e));
     }
 
     /** Nested maps as dotted names: request.from, reply.core_ref. */

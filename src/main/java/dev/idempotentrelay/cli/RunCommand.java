@@ -144,14 +144,6 @@ final class RunCommand {
                 return t.getMessage();
             }
         }
-        return "the relay did not start: " + rootMessage(e);
-    }
-
-    static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null) {
-            root = root.getCause();
-        }
-        return root.getMessage() == null ? root.toString() : root.getMessage();
+        return "the relay did not start: " + Relay.rootMessage(e);
     }
 }
