@@ -6,6 +6,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -53,12 +54,11 @@ public class GroupCommitDataSource implements DataSource, AutoCloseable {
 
     @Override
     public Connection getConnection() throws SQLException {
-        Connection connection = reads.getConnection();
         if (!groupCommit) {
-            return connection;
+            return reads.getConnection();
         }
         return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-                new ConnectionHandler(connection, writer()));
+                new ConnectionHandler(reads, writer()));
     }
 
     @Override
@@ -102,39 +102,71 @@ public class GroupCommitDataSource implements DataSource, AutoCloseable {
         return verb.equals("INSERT") || verb.equals("UPDATE") || verb.equals("DELETE");
     }
 
-    /** Hands the writes of a pooled connection's prepared statements to the writer; the rest goes to the pool. */
+    /**
+     * A connection that borrows a pooled connection only for what is not a write: a write statement is prepared
+     * and run on the writer's own connection, so a write that waits for its group commit holds no pooled
+     * connection, and the size of the pool does not cap how many writes share a commit.
+     */
     private static final class ConnectionHandler implements InvocationHandler {
-        private final Connection connection;
+        private final DataSource reads;
         private final LedgerWriter writer;
+        private Connection pooled;
+        private boolean closed;
 
-        ConnectionHandler(Connection connection, LedgerWriter writer) {
-            this.connection = connection;
+        ConnectionHandler(DataSource reads, LedgerWriter writer) {
+            this.reads = reads;
             this.writer = writer;
         }
 
         @Override
         public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-            Object result = delegate(connection, method, args);
-            if (method.getName().equals("prepareStatement") && args.length == 1 && isWrite((String) args[0])) {
-                return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {PreparedStatement.class},
-                        new WriteHandler((PreparedStatement) result, (String) args[0], writer));
+            switch (method.getName()) {
+                case "prepareStatement":
+                    if (args.length == 1 && isWrite((String) args[0])) {
+                        checkOpen();
+                        return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {PreparedStatement.class},
+                                new WriteHandler((String) args[0], writer, (Connection) proxy));
+                    }
+                    break;
+                case "close":
+                    closed = true;
+                    if (pooled != null) {
+                        pooled.close();
+                        pooled = null;
+                    }
+                    return null;
+                case "isClosed":
+                    return closed;
+                default:
+                    break;
             }
-            return result;
+            checkOpen();
+            if (pooled == null) {
+                pooled = reads.getConnection();
+            }
+            return delegate(pooled, method, args);
+        }
+
+        private void checkOpen() throws SQLException {
+            if (closed) {
+                throw new SQLException("the ledger connection is closed");
+            }
         }
     }
 
     /** A write statement: its parameters are recorded, its execution is a write in the next group commit. */
     private static final class WriteHandler implements InvocationHandler {
-        private final PreparedStatement statement;
         private final String sql;
         private final LedgerWriter writer;
+        private final Connection connection;
         private final List<LedgerWriter.Binding> bindings = new ArrayList<>();
         private int updateCount = -1;
+        private boolean closed;
 
-        WriteHandler(PreparedStatement statement, String sql, LedgerWriter writer) {
-            this.statement = statement;
+        WriteHandler(String sql, LedgerWriter writer, Connection connection) {
             this.sql = sql;
             this.writer = writer;
+            this.connection = connection;
         }
 
         @Override
@@ -149,15 +181,13 @@ public class GroupCommitDataSource implements DataSource, AutoCloseable {
                     bindings.clear();
                     return null;
                 case "execute":
-                    if (args == null) {
-                        updateCount = writer.write(sql, List.copyOf(bindings));
-                        return false;
-                    }
-                    break;
                 case "executeUpdate":
                     if (args == null) {
+                        if (closed) {
+                            throw new SQLException("the statement is closed");
+                        }
                         updateCount = writer.write(sql, List.copyOf(bindings));
-                        return updateCount;
+                        return name.equals("execute") ? (Object) false : (Object) updateCount;
                     }
                     break;
                 case "getUpdateCount":
@@ -165,12 +195,40 @@ public class GroupCommitDataSource implements DataSource, AutoCloseable {
                     updateCount = -1;
                     return count;
                 case "getResultSet":
+                case "getWarnings":
                     return null;
+                case "getMoreResults":
+                    return false;
+                case "getParameterMetaData":
+                    return parameterCount(ParameterMarkers.count(sql));
+                case "getConnection":
+                    return connection;
+                case "setFetchSize":
+                case "setMaxRows":
+                case "setQueryTimeout":
+                case "clearWarnings":
+                    return null; // they do not apply to a write
+                case "close":
+                    closed = true;
+                    return null;
+                case "isClosed":
+                    return closed;
                 default:
                     break;
             }
-            return delegate(statement, method, args);
+            throw new SQLFeatureNotSupportedException(name + " is not supported on a group-committed write");
         }
+    }
+
+    /** The parameter metadata of a write, as camel-sql reads it: how many parameters the statement takes. */
+    private static ParameterMetaData parameterCount(int count) {
+        return (ParameterMetaData) Proxy.newProxyInstance(GroupCommitDataSource.class.getClassLoader(),
+                new Class<?>[] {ParameterMetaData.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getParameterCount")) {
+                        return count;
+                    }
+                    throw new SQLFeatureNotSupportedException(method.getName() + " is not known before the write runs");
+                });
     }
 
     private static Object delegate(Object target, Method method, Object[] args) throws Throwable {

@@ -113,8 +113,15 @@ final class LedgerWriter implements AutoCloseable {
         try {
             for (int i = 0; i < batch.size(); i++) {
                 Write write = batch.get(i);
+                PreparedStatement statement;
                 try {
-                    counts[i] = execute(write);
+                    statement = prepared(write);
+                } catch (SQLException e) {
+                    failures[i] = e; // a statement that cannot be prepared or bound changed nothing
+                    continue;
+                }
+                try {
+                    counts[i] = statement.executeUpdate();
                 } catch (SQLException e) {
                     if (!statementOnly(e)) {
                         throw e;
@@ -143,7 +150,8 @@ final class LedgerWriter implements AutoCloseable {
         }
     }
 
-    private int execute(Write write) throws SQLException {
+    /** The writer's prepared statement for this write's SQL (prepared once, then reused), bound to its parameters. */
+    private PreparedStatement prepared(Write write) throws SQLException {
         PreparedStatement statement = statements.get(write.sql());
         if (statement == null) {
             statement = connection.prepareStatement(write.sql());
@@ -159,7 +167,7 @@ final class LedgerWriter implements AutoCloseable {
                 throw e.getCause() instanceof SQLException sql ? sql : new SQLException(e.getCause());
             }
         }
-        return statement.executeUpdate();
+        return statement;
     }
 
     /** SQLite's constraint errors (extended codes 19 + n * 256) fail one statement and leave the transaction. */

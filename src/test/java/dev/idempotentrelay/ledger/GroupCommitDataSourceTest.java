@@ -33,14 +33,16 @@ class GroupCommitDataSourceTest {
     Path dir;
 
     private GroupCommitDataSource ledger;
+    private HikariDataSource pool;
     private String url;
 
     @BeforeEach
     void open() throws Exception {
         url = "jdbc:sqlite:" + dir.resolve("ledger.db") + "?journal_mode=WAL&synchronous=FULL&busy_timeout=5000";
-        HikariDataSource pool = new HikariDataSource();
+        pool = new HikariDataSource();
         pool.setJdbcUrl(url);
         pool.setMaximumPoolSize(4);
+        pool.setConnectionTimeout(1_000);
         ledger = new GroupCommitDataSource();
         ledger.setReads(pool);
         LedgerSchema.apply(ledger);
@@ -127,5 +129,44 @@ class GroupCommitDataSourceTest {
         assertEquals(0, claim("SOLO000000000000000000000000000X", "SENT"));
         assertTrue(committed("SOLO000000000000000000000000000X"));
         assertEquals(0, ledger.commitsAndWrites()[1]);
+    }
+
+    @Test
+    void writesDoNotWaitForAPooledConnection() throws Exception {
+        claim("FIRST000000000000000000000000000", "SENT"); // the writer takes its own connection
+        List<Connection> taken = new ArrayList<>();
+        try {
+            // every other connection of the pool is held by someone else, as by slow readers
+            for (int i = 1; i < pool.getMaximumPoolSize(); i++) {
+                taken.add(pool.getConnection());
+            }
+            assertThrows(SQLException.class, () -> ledger.getConnection().prepareStatement("SELECT 1").close(),
+                    "a read waits for a pooled connection and gives up");
+            for (int g = 0; g < 20; g++) {
+                String guid = String.format("W%031d", g);
+                assertEquals(1, claim(guid, "SENT"), "a write goes through without a pooled connection");
+                assertTrue(committed(guid));
+            }
+        } finally {
+            for (Connection c : taken) {
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    void aStatementThatCannotBePreparedFailsAloneAndTheWriterGoesOn() throws Exception {
+        SQLException broken = assertThrows(SQLException.class, () -> {
+            try (Connection c = ledger.getConnection();
+                    PreparedStatement ps = c.prepareStatement("UPDATE no_such_table SET x = ? WHERE y = ?")) {
+                assertEquals(2, ps.getParameterMetaData().getParameterCount());
+                ps.setString(1, "a");
+                ps.setString(2, "b");
+                ps.executeUpdate();
+            }
+        });
+        assertTrue(broken.getMessage().contains("no_such_table"), broken.getMessage());
+        assertEquals(1, claim("AFTER000000000000000000000000000", "SENT"));
+        assertTrue(committed("AFTER000000000000000000000000000"));
     }
 }
