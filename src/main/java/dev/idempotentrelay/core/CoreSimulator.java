@@ -58,7 +58,9 @@ public class CoreSimulator implements AutoCloseable {
         this.server = HttpServer.create(new InetSocketAddress(port), 256);
         server.createContext("/v1/transfers", this::transfers);
         server.createContext("/_stats", this::stats);
-        server.setExecutor(executor);
+        // requests are handled on the server's own thread, without a hand-off; only a SLOW transfer waits on
+        // a thread of its own, so that it holds up no other request
+        server.setExecutor(Runnable::run);
     }
 
     /** Starts a simulator on {@code port} (0 picks a free one). */
@@ -87,12 +89,14 @@ public class CoreSimulator implements AutoCloseable {
     }
 
     private void transfers(HttpExchange exchange) throws IOException {
+        String method = exchange.getRequestMethod();
+        String path = exchange.getRequestURI().getPath();
+        if ("POST".equals(method) && path.equals("/v1/transfers")) {
+            post(exchange);
+            return;
+        }
         try (exchange) {
-            String method = exchange.getRequestMethod();
-            String path = exchange.getRequestURI().getPath();
-            if ("POST".equals(method) && path.equals("/v1/transfers")) {
-                post(exchange);
-            } else if ("GET".equals(method) && path.startsWith("/v1/transfers/")) {
+            if ("GET".equals(method) && path.startsWith("/v1/transfers/")) {
                 String answer = accepted.get(path.substring("/v1/transfers/".length()));
                 if (answer == null) {
                     send(exchange, 404, "{\"code\":\"NOT_FOUND\",\"message\":\"no accepted transfer has that guid\"}");
@@ -105,6 +109,7 @@ public class CoreSimulator implements AutoCloseable {
         }
     }
 
+    /** Reads a POSTed transfer and answers it, now or, for a SLOW memo, from another thread after slowMs. */
     private void post(HttpExchange exchange) throws IOException {
         JsonNode request;
         try (InputStream in = exchange.getRequestBody()) {
@@ -113,10 +118,32 @@ public class CoreSimulator implements AutoCloseable {
             request = null;
         }
         String guid = text(request, "guid");
-        posts.incrementAndGet();
+        posts.incrementAndGet(); // every POST that arrives counts, whether or not it is ever applied
         if (guid != null) {
             postsByGuid.computeIfAbsent(guid, g -> new AtomicLong()).incrementAndGet();
         }
+        String memo = text(request, "memo");
+        if (memo != null && memo.startsWith("SLOW")) {
+            JsonNode slow = request;
+            executor.execute(() -> {
+                try (exchange) {
+                    Thread.sleep(slowMs);
+                    apply(exchange, slow);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (IOException e) {
+                    // the relay gave up on this call and closed the connection
+                }
+            });
+            return;
+        }
+        try (exchange) {
+            apply(exchange, request);
+        }
+    }
+
+    private void apply(HttpExchange exchange, JsonNode request) throws IOException {
+        String guid = text(request, "guid");
         String from = text(request, "from");
         String to = text(request, "to");
         String memo = text(request, "memo");
@@ -129,14 +156,6 @@ public class CoreSimulator implements AutoCloseable {
         if (memo != null && memo.startsWith("FAIL")) {
             send(exchange, 500, "{\"code\":\"INTERNAL\",\"message\":\"simulated failure\"}");
             return;
-        }
-        if (memo != null && memo.startsWith("SLOW")) {
-            try {
-                Thread.sleep(slowMs);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
         }
         if (from.startsWith("0000") || to.startsWith("0000")) {
             send(exchange, 422, "{\"code\":\"B202\",\"message\":\"unknown account\"}");
