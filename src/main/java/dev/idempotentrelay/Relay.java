@@ -19,6 +19,7 @@ import java.net.URI;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.apache.camel.CamelContext;
+import org.apache.camel.Processor;
 import org.apache.camel.main.BaseMainSupport;
 import org.apache.camel.main.Main;
 import org.apache.camel.main.MainListenerSupport;
@@ -36,7 +37,11 @@ public final class Relay implements AutoCloseable {
 
     private Relay(Map<String, String> overrides) {
         main.bind("telegramValidator", new TelegramValidator());
-        main.bind("telegramMapper", new TelegramMapper());
+        TelegramMapper mapper = new TelegramMapper();
+        main.bind("toCoreRequest", (Processor) mapper::toCoreRequest);
+        main.bind("fromCoreAnswer", (Processor) mapper::fromCoreAnswer);
+        main.bind("refusal", (Processor) mapper::refusal);
+        main.bind("inquiryReply", (Processor) mapper::inquiryReply);
         main.bind("frameDecoder", new FrameDecoderFactory());
         main.bind("frameEncoder", new FrameEncoder());
         main.bind("jobSummary", new JobSummary());

@@ -7,12 +7,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
-import org.apache.camel.Header;
 import org.apache.camel.Message;
 
 /**
  * Translates between the channel telegram and the core's JSON (SPEC sections 2 to 4): the POST body
  * for a request, the reply for whatever the core answered, and the header-only replies for refusals.
+ * The routes call its exchange methods as processors: {@code toCoreRequest}, {@code fromCoreAnswer},
+ * {@code refusal} and {@code inquiryReply} (bound under those names by the relay).
  */
 public class TelegramMapper {
 
@@ -23,8 +24,14 @@ public class TelegramMapper {
 
     private final ObjectMapper json = new ObjectMapper();
 
+    /** Puts into the body the JSON of {@code POST /v1/transfers} for the request in header {@code request}. */
+    public void toCoreRequest(Exchange exchange) {
+        Message in = exchange.getMessage();
+        in.setBody(coreRequest(in.getHeader("request", byte[].class)));
+    }
+
     /** The body of {@code POST /v1/transfers} for a stored TR01 request: strings trimmed, amount an integer. */
-    public String toCoreRequest(@Header("request") byte[] request) {
+    public String coreRequest(byte[] request) {
         ObjectNode body = json.createObjectNode();
         body.put("guid", field(request, GUID, GUID_WIDTH));
         body.put("from", field(request, FROM, ACCOUNT_WIDTH));
@@ -106,9 +113,10 @@ public class TelegramMapper {
         }
     }
 
-    /** A reply with no body: the request's header, kind R, and the code in header {@code rspCode}. */
-    public byte[] refusal(@Header("request") byte[] request, @Header("rspCode") String rspCode) {
-        return Telegram.reply(request, rspCode, new byte[0]);
+    /** Puts into the body a reply with no body: the request's header, kind R, and the code in header {@code rspCode}. */
+    public void refusal(Exchange exchange) {
+        Message in = exchange.getMessage();
+        in.setBody(Telegram.reply(in.getHeader("request", byte[].class), in.getHeader("rspCode", String.class), new byte[0]));
     }
 
     private JsonNode parse(String answer) {

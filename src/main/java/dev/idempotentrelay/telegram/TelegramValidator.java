@@ -5,6 +5,7 @@ import static dev.idempotentrelay.telegram.Telegram.*;
 import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
+import org.apache.camel.Processor;
 
 /**
  * Checks a channel request against SPEC section 2 and puts what the routes need into headers:
@@ -14,13 +15,14 @@ import org.apache.camel.Message;
  * {@code fromAccount}, {@code toAccount} and {@code amount}. A readable but invalid request raises
  * {@link InvalidTelegramException}.
  */
-public class TelegramValidator {
+public class TelegramValidator implements Processor {
 
     private static final Pattern GUID_PATTERN = Pattern.compile("[0-9A-Za-z]{32}");
     private static final Pattern ID_FIELD = Pattern.compile("[0-9A-Za-z]+ *");
     private static final Pattern DIGITS = Pattern.compile("[0-9]+");
 
-    public void validate(Exchange exchange) throws InvalidTelegramException {
+    @Override
+    public void process(Exchange exchange) throws InvalidTelegramException {
         Message in = exchange.getMessage();
         byte[] request = in.getBody(byte[].class);
         in.setHeader("request", request);
