@@ -3,28 +3,40 @@ package dev.idempotentrelay.cli;
 import dev.idempotentrelay.telegram.Telegram;
 import dev.idempotentrelay.wire.Frames;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.Socket;
+import java.net.StandardSocketOptions;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * {@code bench}: C persistent channel connections send transfers back to back for S seconds, new GUIDs
  * and a share R of resends of GUIDs they sent before; a progress line each second, then throughput,
  * latency percentiles and the count of each reply code.
+ *
+ * <p>One thread drives all connections through a selector on non-blocking channels: each connection has
+ * one request outstanding and sends its next as soon as the reply to the last has fully arrived. All
+ * connections are opened before the clock starts; at the end no new requests are sent and the bench
+ * waits for the replies outstanding, at most 60 s more.
  */
 final class BenchCommand {
+
+    private static final long SECOND = 1_000_000_000L;
+    private static final int CONNECT_TIMEOUT_MS = 5_000;
+    /** How long after the end the bench waits for the replies still outstanding. */
+    private static final long GRACE_NANOS = 60 * SECOND;
 
     private BenchCommand() {
     }
@@ -45,47 +57,23 @@ final class BenchCommand {
             throw new UsageException("bench: --resend-ratio must be a number from 0 to 1, not '" + flags.get("resend-ratio", "") + "'");
         }
 
-        Map<String, LongAdder> codes = new ConcurrentHashMap<>();
-        AtomicLong done = new AtomicLong();
-        List<Worker> workers = new ArrayList<>();
+        Bench bench;
+        try {
+            bench = Bench.connect(new InetSocketAddress(host, port), connections, resendRatio);
+        } catch (IOException e) {
+            System.err.println("bench: " + e.getMessage());
+            return 1;
+        }
         long start = System.nanoTime();
-        long end = start + durationS * 1_000_000_000L;
-        for (int i = 0; i < connections; i++) {
-            Worker worker = new Worker(host, port, end, resendRatio, i, codes, done);
-            workers.add(worker);
-            worker.start();
-        }
-        long last = 0;
-        for (int second = 1; second <= durationS; second++) {
-            sleepUntil(start + second * 1_000_000_000L);
-            long now = done.get();
-            System.out.printf("%3ds  %8d replies  %7d/s%n", second, now, now - last);
-            last = now;
-        }
-        List<long[]> latencies = new ArrayList<>();
-        String failure = null;
-        for (Worker worker : workers) {
-            try {
-                worker.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            latencies.add(worker.latencies());
-            if (worker.failure != null && failure == null) {
-                failure = worker.failure;
-            }
+        String failure;
+        try (bench) {
+            bench.drive(start, durationS);
+            failure = bench.failure();
+        } catch (IOException e) {
+            failure = "selector: " + e.getMessage();
         }
         double elapsedS = (System.nanoTime() - start) / 1e9;
-        long[] all = latencies.stream().flatMapToLong(Arrays::stream).sorted().toArray();
-        System.out.printf("connections %d, duration %.1f s, resend ratio %.2f%n", connections, elapsedS, resendRatio);
-        System.out.printf("throughput  %.0f replies/s (%d replies)%n", all.length / elapsedS, all.length);
-        if (all.length > 0) {
-            System.out.printf("latency ms  p50 %.2f  p95 %.2f  p99 %.2f  max %.2f%n",
-                    ms(all, 0.50), ms(all, 0.95), ms(all, 0.99), all[all.length - 1] / 1e6);
-        }
-        Map<String, Long> byCode = new TreeMap<>();
-        codes.forEach((code, n) -> byCode.put(code, n.sum()));
-        System.out.println("codes       " + byCode);
+        bench.printSummary(elapsedS);
         if (failure != null) {
             System.err.println("bench: " + failure);
             return 1;
@@ -93,91 +81,300 @@ final class BenchCommand {
         return 0;
     }
 
+    /** The connections, the selector that drives them and what their replies added up to. */
+    private static final class Bench implements AutoCloseable {
+        private final Selector selector;
+        private final double resendRatio;
+        private final List<Connection> connections = new ArrayList<>();
+        private final Map<String, Long> codes = new TreeMap<>();
+        private long[] latencies = new long[1 << 16];
+        private int replies;
+        private int open;
+        private long end;
+
+        private Bench(Selector selector, double resendRatio) {
+            this.selector = selector;
+            this.resendRatio = resendRatio;
+        }
+
+        /** Opens all connections, or none when one cannot be opened. */
+        static Bench connect(InetSocketAddress address, int count, double resendRatio) throws IOException {
+            Bench bench = new Bench(Selector.open(), resendRatio);
+            try {
+                for (int i = 0; i < count; i++) {
+                    bench.connect(address, i);
+                }
+            } catch (IOException e) {
+                bench.close();
+                throw e;
+            }
+            return bench;
+        }
+
+        private void connect(InetSocketAddress address, int index) throws IOException {
+            String name = "bench-" + index;
+            SocketChannel channel = SocketChannel.open();
+            try {
+                if (address.isUnresolved()) {
+                    throw new UnknownHostException(address.getHostString());
+                }
+                channel.socket().connect(address, CONNECT_TIMEOUT_MS);
+                channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                channel.configureBlocking(false);
+            } catch (IOException e) {
+                channel.close();
+                throw new IOException("connection " + name + ": " + e.getMessage(), e);
+            }
+            Connection connection = new Connection(name, channel, new SplittableRandom(index));
+            connection.key = channel.register(selector, SelectionKey.OP_READ, connection);
+            connections.add(connection);
+            open++;
+        }
+
+        /**
+         * Sends until {@code durationS} seconds after {@code start}, printing a progress line each second,
+         * then waits for the replies still outstanding.
+         */
+        void drive(long start, long durationS) throws IOException {
+            end = start + durationS * SECOND;
+            for (Connection connection : connections) {
+                guarded(connection, () -> send(connection));
+            }
+            Progress progress = new Progress(start, durationS);
+            while (true) {
+                long now = System.nanoTime();
+                // the progress lines come each second for the whole run, even once every connection failed
+                progress.printDue(now, replies);
+                if (open == 0 && progress.finished()) {
+                    return;
+                }
+                if (now - end >= GRACE_NANOS) {
+                    abandonOutstanding();
+                    return;
+                }
+                long wake = Math.min(progress.next(), end + GRACE_NANOS);
+                selector.select(this::handle, Math.max(1, (wake - now + 999_999) / 1_000_000));
+            }
+        }
+
+        private void handle(SelectionKey key) {
+            Connection connection = (Connection) key.attachment();
+            guarded(connection, () -> {
+                // writable only while a request did not fit the socket at once
+                if (key.isWritable()) {
+                    flush(connection);
+                }
+                if (key.isReadable()) {
+                    receive(connection);
+                }
+            });
+        }
+
+        private void send(Connection connection) throws IOException {
+            connection.out = ByteBuffer.wrap(connection.nextFrame(resendRatio));
+            connection.sentAt = System.nanoTime();
+            flush(connection);
+        }
+
+        /** Writes what the socket takes of the request; the rest when the socket is writable again. */
+        private void flush(Connection connection) throws IOException {
+            connection.channel.write(connection.out);
+            connection.key.interestOps(connection.out.hasRemaining()
+                    ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+        }
+
+        private void receive(Connection connection) throws IOException {
+            if (connection.channel.read(connection.in) < 0) {
+                if (connection.in.position() > 0) {
+                    throw new IOException("connection closed inside a frame");
+                }
+                fail(connection, "the relay closed a connection");
+                return;
+            }
+            byte[] reply = connection.takeReply();
+            if (reply != null) {
+                long now = System.nanoTime();
+                record(now - connection.sentAt, Telegram.rspCode(reply));
+                if (now < end) {
+                    send(connection);
+                } else {
+                    close(connection);
+                }
+            }
+        }
+
+        private void record(long latency, String code) {
+            if (replies == latencies.length) {
+                latencies = Arrays.copyOf(latencies, replies * 2);
+            }
+            latencies[replies++] = latency;
+            codes.merge(code, 1L, Long::sum);
+        }
+
+        private void abandonOutstanding() {
+            for (Connection connection : connections) {
+                if (connection.channel.isOpen()) {
+                    fail(connection, "connection " + connection.name + ": no reply " + GRACE_NANOS / SECOND + " s after the end");
+                }
+            }
+        }
+
+        private void guarded(Connection connection, IoAction action) {
+            try {
+                action.run();
+            } catch (IOException e) {
+                fail(connection, "connection " + connection.name + ": " + e.getMessage());
+            }
+        }
+
+        private void fail(Connection connection, String message) {
+            connection.failure = message;
+            close(connection);
+        }
+
+        private void close(Connection connection) {
+            if (connection.channel.isOpen()) {
+                open--;
+                closeQuietly(connection.channel);
+            }
+        }
+
+        /** The failure of the first connection, in the order they were opened, that failed; or null. */
+        String failure() {
+            return connections.stream().map(c -> c.failure).filter(Objects::nonNull).findFirst().orElse(null);
+        }
+
+        void printSummary(double elapsedS) {
+            long[] all = Arrays.copyOf(latencies, replies);
+            Arrays.sort(all);
+            System.out.printf("connections %d, duration %.1f s, resend ratio %.2f%n", connections.size(), elapsedS, resendRatio);
+            System.out.printf("throughput  %.0f replies/s (%d replies)%n", all.length / elapsedS, all.length);
+            if (all.length > 0) {
+                System.out.printf("latency ms  p50 %.2f  p95 %.2f  p99 %.2f  max %.2f%n",
+                        ms(all, 0.50), ms(all, 0.95), ms(all, 0.99), all[all.length - 1] / 1e6);
+            }
+            System.out.println("codes       " + codes);
+        }
+
+        @Override
+        public void close() {
+            for (Connection connection : connections) {
+                close(connection);
+            }
+            closeQuietly(selector);
+        }
+
+        private static void closeQuietly(AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                // the bench is over for this connection either way
+            }
+        }
+    }
+
     private static double ms(long[] sorted, double quantile) {
         int index = (int) Math.min(sorted.length - 1, Math.ceil(quantile * sorted.length) - 1);
         return sorted[Math.max(0, index)] / 1e6;
     }
 
-    private static void sleepUntil(long nanoTime) {
-        long wait;
-        while ((wait = nanoTime - System.nanoTime()) > 0) {
-            try {
-                Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+    /** An I/O step on one connection; its failure ends that connection only. */
+    @FunctionalInterface
+    private interface IoAction {
+        void run() throws IOException;
+    }
+
+    /** The progress line due at each whole second of the run. */
+    private static final class Progress {
+        private final long start;
+        private final long durationS;
+        private int second = 1;
+        private long last;
+
+        Progress(long start, long durationS) {
+            this.start = start;
+            this.durationS = durationS;
+        }
+
+        /** When the next line is due, or never once all are printed. */
+        long next() {
+            return finished() ? Long.MAX_VALUE : start + second * SECOND;
+        }
+
+        boolean finished() {
+            return second > durationS;
+        }
+
+        void printDue(long now, long replies) {
+            while (!finished() && now - next() >= 0) {
+                System.out.printf("%3ds  %8d replies  %7d/s%n", second, replies, replies - last);
+                last = replies;
+                second++;
             }
         }
     }
 
-    /** One channel connection sending back to back. */
-    private static final class Worker extends Thread {
-        private final String host;
-        private final int port;
-        private final long end;
-        private final double resendRatio;
-        private final Map<String, LongAdder> codes;
-        private final AtomicLong done;
-        private final SplittableRandom random;
-        private final List<byte[]> sent = new ArrayList<>();
-        private long[] latencies = new long[1 << 14];
-        private int count;
-        private volatile String failure;
+    /** One channel connection and its request in flight. */
+    private static final class Connection {
+        final String name;
+        final SocketChannel channel;
+        final SplittableRandom random;
+        /** The frames this connection sent, for resends. */
+        final List<byte[]> sent = new ArrayList<>();
+        /** The reply arriving: never more than one frame is outstanding. */
+        final ByteBuffer in = ByteBuffer.allocate(Frames.PREFIX_LENGTH + Frames.MAX_LENGTH);
+        SelectionKey key;
+        /** What is left to write of the request in flight. */
+        ByteBuffer out;
+        long sentAt;
+        String failure;
 
-        Worker(String host, int port, long end, double resendRatio, int index, Map<String, LongAdder> codes, AtomicLong done) {
-            super("bench-" + index);
-            this.host = host;
-            this.port = port;
-            this.end = end;
-            this.resendRatio = resendRatio;
-            this.codes = codes;
-            this.done = done;
-            this.random = new SplittableRandom(index);
+        Connection(String name, SocketChannel channel, SplittableRandom random) {
+            this.name = name;
+            this.channel = channel;
+            this.random = random;
         }
 
-        @Override
-        public void run() {
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress(host, port), 5_000);
-                socket.setTcpNoDelay(true);
-                socket.setSoTimeout(60_000);
-                OutputStream out = socket.getOutputStream();
-                InputStream in = socket.getInputStream();
-                while (System.nanoTime() < end) {
-                    byte[] request;
-                    if (!sent.isEmpty() && random.nextDouble() < resendRatio) {
-                        request = sent.get(random.nextInt(sent.size()));
-                    } else {
-                        String guid = UUID.randomUUID().toString().replace("-", "");
-                        request = Telegram.transferRequest(guid, "BNCH", "1002003004005006", "2003004005006007", 1, "bench");
-                        sent.add(request);
-                    }
-                    long t0 = System.nanoTime();
-                    Frames.write(out, request);
-                    byte[] reply = Frames.read(in);
-                    long t = System.nanoTime() - t0;
-                    if (reply == null) {
-                        failure = "the relay closed a connection";
-                        return;
-                    }
-                    record(t);
-                    codes.computeIfAbsent(Telegram.rspCode(reply), c -> new LongAdder()).increment();
-                    done.incrementAndGet();
+        /** A resend of a frame sent before with probability {@code resendRatio}, else a new transfer. */
+        byte[] nextFrame(double resendRatio) {
+            if (!sent.isEmpty() && random.nextDouble() < resendRatio) {
+                return sent.get(random.nextInt(sent.size()));
+            }
+            String guid = UUID.randomUUID().toString().replace("-", "");
+            byte[] frame = frame(Telegram.transferRequest(guid, "BNCH", "1002003004005006", "2003004005006007", 1, "bench"));
+            sent.add(frame);
+            return frame;
+        }
+
+        private static byte[] frame(byte[] message) {
+            byte[] frame = new byte[Frames.PREFIX_LENGTH + message.length];
+            System.arraycopy(Frames.prefix(message.length), 0, frame, 0, Frames.PREFIX_LENGTH);
+            System.arraycopy(message, 0, frame, Frames.PREFIX_LENGTH, message.length);
+            return frame;
+        }
+
+        /** The reply without its prefix once it has fully arrived, else null. */
+        byte[] takeReply() throws IOException {
+            if (in.position() < Frames.PREFIX_LENGTH) {
+                return null;
+            }
+            int length = 0;
+            for (int i = 0; i < Frames.PREFIX_LENGTH; i++) {
+                byte b = in.get(i);
+                if (b < '0' || b > '9') {
+                    throw new IOException("length prefix is not 4 digits: "
+                            + new String(in.array(), 0, Frames.PREFIX_LENGTH, StandardCharsets.US_ASCII));
                 }
-            } catch (IOException e) {
-                failure = "connection " + getName() + ": " + e.getMessage();
+                length = length * 10 + (b - '0');
             }
-        }
-
-        private void record(long nanos) {
-            if (count == latencies.length) {
-                latencies = Arrays.copyOf(latencies, count * 2);
+            int frameLength = Frames.PREFIX_LENGTH + length;
+            if (in.position() < frameLength) {
+                return null;
             }
-            latencies[count++] = nanos;
-        }
-
-        long[] latencies() {
-            return Arrays.copyOf(latencies, count);
+            byte[] reply = Arrays.copyOfRange(in.array(), Frames.PREFIX_LENGTH, frameLength);
+            in.flip().position(frameLength);
+            in.compact();
+            return reply;
         }
     }
 }
