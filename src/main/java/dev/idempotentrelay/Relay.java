@@ -5,6 +5,7 @@ import dev.idempotentrelay.jobs.JobSummary;
 import dev.idempotentrelay.ledger.GroupCommitDataSource;
 import dev.idempotentrelay.ledger.LedgerClock;
 import dev.idempotentrelay.ledger.LedgerSchema;
+import dev.idempotentrelay.ledger.LedgerSqlComponent;
 import dev.idempotentrelay.ops.AdminHttpServer;
 import dev.idempotentrelay.ops.CoreCallStatus;
 import dev.idempotentrelay.ops.GuidMdcInterceptStrategy;
@@ -46,6 +47,7 @@ public final class Relay implements AutoCloseable {
         main.bind("frameEncoder", new FrameEncoder());
         main.bind("jobSummary", new JobSummary());
         main.bind("ledgerClock", new LedgerClock());
+        main.bind("sql", new LedgerSqlComponent());
         // operations: bound here, before Camel Main configures the context, so that it finds the event notifier
         // and the intercept strategy among the beans (beans of camel.beans.* come too late for that)
         RelayMetrics metrics = new RelayMetrics();

@@ -74,6 +74,13 @@ class RouteFilesTest {
             expected.remove("route-configuration");
             expected.removeAll(rests);
             assertEquals(expected, loaded);
+            // every SQL step runs on the relay's sql: component, with its named parameters parsed once
+            for (org.apache.camel.Endpoint endpoint : relay.relay().context().getEndpoints()) {
+                if (endpoint instanceof org.apache.camel.component.sql.SqlEndpoint sql) {
+                    assertTrue(sql.getPrepareStatementStrategy() instanceof dev.idempotentrelay.ledger.ParsedNamedParameters,
+                            endpoint.getEndpointUri());
+                }
+            }
             for (String id : List.of("receive-telegram", "resolve-unknown", "reprocess-failed", "purge-ledger")) {
                 assertEquals(true, relay.relay().context().getRouteController().getRouteStatus(id).isStarted(), id);
             }
