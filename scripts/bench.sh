@@ -49,8 +49,8 @@ run_bench() {
   echo "relay RSS peak so far: $((peak_rss / 1024)) MiB"
 }
 
-echo "warm-up: 60 s at 32 connections (the JIT compiles the hot path)"
-java -jar "$JAR" bench --port "$relay_port" --connections 32 --duration 60 > /dev/null 2>&1 || true
+echo "warm-up: 90 s at 32 connections (the JIT compiles the hot path)"
+java -jar "$JAR" bench --port "$relay_port" --connections 32 --duration 90 > /dev/null 2>&1 || true
 for c in ${CONNECTIONS:-1 8 32 128}; do run_bench "$c" 0; done
 [ "${RESENDS:-yes}" = no ] || run_bench 32 1
 echo
