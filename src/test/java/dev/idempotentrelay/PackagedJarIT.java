@@ -76,6 +76,26 @@ class PackagedJarIT {
     }
 
     @Test
+    void aTimedRunLogsItsSummaryOnlyWhenItHandledARow() throws Exception {
+        int port = Ports.free();
+        int adminPort = Ports.free();
+        // no core listens there: the transfer is FAILED/E902, which every reprocess run tries again; resolve has nothing to do
+        try (JarProcess relay = JarProcess.start(dir, "run", "--port", Integer.toString(port), "--core",
+                "http://localhost:" + Ports.free(), "--db", "jobs.db", "--every", "1", "--admin-port", Integer.toString(adminPort))) {
+            relay.awaitLine("listening on port " + port, START);
+            try (Channel channel = Channel.open(port)) {
+                assertEquals("E902", Telegram.rspCode(channel.send(transfer(newGuid()))));
+            }
+            relay.awaitLine("reprocess: 0 done, 1 failed, 0 unknown, 0 skipped", Duration.ofSeconds(20));
+            AdminClient admin = new AdminClient("http://127.0.0.1:" + adminPort);
+            Await.until("three resolve runs", Duration.ofSeconds(20), () -> admin.metric("relay_job_runs_total{job=\"resolve\"}") >= 3);
+            List<String> out = relay.output();
+            assertTrue(out.stream().noneMatch(l -> l.contains(" resolve-unknown - resolve: ")), "an idle resolve run logged: " + out);
+            assertTrue(out.stream().noneMatch(l -> l.contains(" purge-ledger - purge: ")), "an idle purge run logged: " + out);
+        }
+    }
+
+    @Test
     void everyLogLineOfATransferCarriesItsGuidWithTheAccountsMaskedAndDumpRoutesPrintsTheRoutes() throws Exception {
         int port = Ports.free();
         int adminPort = Ports.free();
