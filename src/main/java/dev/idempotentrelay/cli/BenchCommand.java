@@ -10,7 +10,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -341,15 +340,8 @@ final class BenchCommand {
                 return sent.get(random.nextInt(sent.size()));
             }
             String guid = UUID.randomUUID().toString().replace("-", "");
-            byte[] frame = frame(Telegram.transferRequest(guid, "BNCH", "1002003004005006", "2003004005006007", 1, "bench"));
+            byte[] frame = Frames.frame(Telegram.transferRequest(guid, "BNCH", "1002003004005006", "2003004005006007", 1, "bench"));
             sent.add(frame);
-            return frame;
-        }
-
-        private static byte[] frame(byte[] message) {
-            byte[] frame = new byte[Frames.PREFIX_LENGTH + message.length];
-            System.arraycopy(Frames.prefix(message.length), 0, frame, 0, Frames.PREFIX_LENGTH);
-            System.arraycopy(message, 0, frame, Frames.PREFIX_LENGTH, message.length);
             return frame;
         }
 
@@ -358,16 +350,7 @@ final class BenchCommand {
             if (in.position() < Frames.PREFIX_LENGTH) {
                 return null;
             }
-            int length = 0;
-            for (int i = 0; i < Frames.PREFIX_LENGTH; i++) {
-                byte b = in.get(i);
-                if (b < '0' || b > '9') {
-                    throw new IOException("length prefix is not 4 digits: "
-                            + new String(in.array(), 0, Frames.PREFIX_LENGTH, StandardCharsets.US_ASCII));
-                }
-                length = length * 10 + (b - '0');
-            }
-            int frameLength = Frames.PREFIX_LENGTH + length;
+            int frameLength = Frames.PREFIX_LENGTH + Frames.declaredLength(in.array(), 0);
             if (in.position() < frameLength) {
                 return null;
             }

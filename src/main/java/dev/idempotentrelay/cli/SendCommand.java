@@ -64,8 +64,7 @@ final class SendCommand {
             out.append("balance_after ").append(Telegram.raw(reply, Telegram.BALANCE_AFTER, Telegram.BALANCE_WIDTH)).append('\n');
             out.append("processed_at  ").append(Telegram.raw(reply, Telegram.PROCESSED_AT, Telegram.PROCESSED_AT_WIDTH)).append('\n');
         }
-        out.append("reply         ").append(String.format("%04d", reply.length))
-                .append(new String(reply, StandardCharsets.US_ASCII));
+        out.append("reply         ").append(new String(Frames.frame(reply), StandardCharsets.US_ASCII));
         return out.toString();
     }
 }

@@ -1,7 +1,6 @@
 package dev.idempotentrelay.wire;
 
 import io.netty.buffer.ByteBuf;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -51,12 +50,31 @@ public final class Frames {
         return true;
     }
 
-    /** Writes one framed message and flushes. */
-    public static void write(OutputStream out, byte[] message) throws IOException {
+    /** The message behind its prefix, as it goes on the wire. */
+    public static byte[] frame(byte[] message) {
         byte[] frame = new byte[PREFIX_LENGTH + message.length];
         System.arraycopy(prefix(message.length), 0, frame, 0, PREFIX_LENGTH);
         System.arraycopy(message, 0, frame, PREFIX_LENGTH, message.length);
-        out.write(frame);
+        return frame;
+    }
+
+    /** The length declared by the complete prefix at {@code offset}; an IOException when it is not 4 ASCII digits. */
+    public static int declaredLength(byte[] bytes, int offset) throws IOException {
+        int length = 0;
+        for (int i = 0; i < PREFIX_LENGTH; i++) {
+            byte b = bytes[offset + i];
+            if (b < '0' || b > '9') {
+                throw new IOException("length prefix is not 4 digits: "
+                        + new String(bytes, offset, PREFIX_LENGTH, StandardCharsets.US_ASCII));
+            }
+            length = length * 10 + (b - '0');
+        }
+        return length;
+    }
+
+    /** Writes one framed message and flushes. */
+    public static void write(OutputStream out, byte[] message) throws IOException {
+        out.write(frame(message));
         out.flush();
     }
 
@@ -74,11 +92,7 @@ public final class Frames {
         }
         prefix[0] = (byte) first;
         data.readFully(prefix, 1, PREFIX_LENGTH - 1);
-        String digits = new String(prefix, StandardCharsets.US_ASCII);
-        if (!digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw new IOException("length prefix is not 4 digits: " + digits);
-        }
-        byte[] message = new byte[Integer.parseInt(digits)];
+        byte[] message = new byte[declaredLength(prefix, 0)];
         try {
             data.readFully(message);
         } catch (EOFException e) {
