@@ -58,7 +58,7 @@ public class RouteEventRecorder extends EventNotifierSupport {
     private static final Pattern SQL_FILE = Pattern.compile("^sql:.*?sql/([a-z0-9-]+)\\.sql");
     private static final Pattern DIRECT = Pattern.compile("^direct:(?://)?([a-z0-9-]+)");
 
-    /** What a sent-to endpoint is to the metrics: the core, a SQL file, a job route, or nothing watched. */
+    /** What a sent-to endpoint is to the metrics: the core (its call: transfer or inquiry), a SQL file, a job route, or nothing watched. */
     private enum Kind { CORE, SQL, JOB, NONE }
 
     private record Target(Kind kind, String name) {
@@ -111,7 +111,8 @@ public class RouteEventRecorder extends EventNotifierSupport {
 
     private static Target classify(String uri) {
         if (uri.startsWith("http:") || uri.startsWith("https:")) {
-            return new Target(Kind.CORE, null);
+            String path = uri.contains("?") ? uri.substring(0, uri.indexOf('?')) : uri;
+            return new Target(Kind.CORE, path.endsWith("/v1/transfers") ? "transfer" : "inquiry");
         }
         Matcher sql = SQL_FILE.matcher(uri);
         if (sql.find()) {
@@ -127,7 +128,7 @@ public class RouteEventRecorder extends EventNotifierSupport {
     private void sent(Exchange exchange, Endpoint endpoint, long millis) {
         Target target = target(endpoint);
         switch (target.kind()) {
-            case CORE -> coreCall(exchange, endpoint.getEndpointUri(), millis);
+            case CORE -> coreCall(exchange, target.name(), millis);
             case SQL -> statement(exchange, target.name());
             case JOB -> {
                 if (exchange.getException() == null) {
@@ -178,9 +179,7 @@ public class RouteEventRecorder extends EventNotifierSupport {
         }
     }
 
-    private void coreCall(Exchange exchange, String uri, long millis) {
-        String path = uri.contains("?") ? uri.substring(0, uri.indexOf('?')) : uri;
-        String call = path.endsWith("/v1/transfers") ? "transfer" : "inquiry";
+    private void coreCall(Exchange exchange, String call, long millis) {
         Throwable failure = exchange.getException();
         String outcome = failure == null ? "answered" : notReached(failure) ? "not-reached" : "no-answer";
         metrics.coreCall(call, outcome, millis);
