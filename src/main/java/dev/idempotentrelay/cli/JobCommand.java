@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.camel.util.ObjectHelper;
 
 /**
  * The one-shot commands {@code resolve}, {@code reprocess} and {@code purge}: the relay's own routes
@@ -24,8 +25,6 @@ final class JobCommand {
             "resolve", new Job("resolve", List.of("db", "core", "min-age"), List.of("sent-stale-after"), "direct:run-resolve"),
             "reprocess", new Job("reprocess", List.of("db", "core", "max-attempts"), List.of(), "direct:run-reprocess"),
             "purge", new Job("purge", List.of("db", "days"), List.of(), "direct:run-purge"));
-
-    private static final Map<String, Long> MINIMUM = Map.of("min-age", 0L, "sent-stale-after", 0L, "max-attempts", 1L, "days", 0L);
 
     private JobCommand() {
     }
@@ -49,7 +48,7 @@ final class JobCommand {
             return 0;
         } catch (Exception e) {
             System.err.println("idempotent-relay: " + job.name() + ": the run failed: " + Relay.rootMessage(e));
-            return causedBy(e, SQLException.class) ? 2 : 1;
+            return ObjectHelper.getException(SQLException.class, e) != null ? 2 : 1;
         }
     }
 
@@ -68,8 +67,8 @@ final class JobCommand {
         for (Map.Entry<String, String> flag : flags.all().entrySet()) {
             String name = flag.getKey();
             String value = flag.getValue();
-            if (MINIMUM.containsKey(name)) {
-                value = Long.toString(flags.number(job.name(), name, 0, MINIMUM.get(name)));
+            if (RunCommand.MINIMUM.containsKey(name)) {
+                value = Long.toString(flags.number(job.name(), name, 0, RunCommand.MINIMUM.get(name)));
             }
             properties.put(RunCommand.PROPERTY_OF.get(name), value);
         }
@@ -81,14 +80,5 @@ final class JobCommand {
             throw new UsageException(job.name() + ": no ledger at " + db + " (the relay creates it on its first start)");
         }
         return properties;
-    }
-
-    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (type.isInstance(t)) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
+import org.apache.camel.util.ObjectHelper;
 
 /** {@code run}: the relay, until SIGTERM or Ctrl-C stops it gracefully. Every flag overrides a property. */
 final class RunCommand {
@@ -30,7 +31,8 @@ final class RunCommand {
             Map.entry("admin-port", "relay.admin.port"),
             Map.entry("admin-host", "relay.admin.host"));
 
-    private static final Map<String, Long> MINIMUM = Map.of(
+    /** The least value of each numeric flag, for run and for the one-shot commands that share its flags. */
+    static final Map<String, Long> MINIMUM = Map.of(
             "port", 1L, "connect-timeout-ms", 1L, "read-timeout-ms", 1L, "every", 1L, "purge-every", 1L,
             "min-age", 0L, "sent-stale-after", 0L, "max-attempts", 1L, "days", 0L, "admin-port", 1L);
 
@@ -139,10 +141,9 @@ final class RunCommand {
 
     /** Why the relay did not start, in one line. */
     static String startFailure(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof Relay.LedgerUnusableException) {
-                return t.getMessage();
-            }
+        Relay.LedgerUnusableException unusable = ObjectHelper.getException(Relay.LedgerUnusableException.class, e);
+        if (unusable != null) {
+            return unusable.getMessage();
         }
         return "the relay did not start: " + Relay.rootMessage(e);
     }
