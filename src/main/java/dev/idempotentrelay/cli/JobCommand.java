@@ -1,8 +1,6 @@
 package dev.idempotentrelay.cli;
 
 import dev.idempotentrelay.Relay;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -75,10 +73,7 @@ final class JobCommand {
         if (flags.has("core")) {
             RunCommand.checkCoreUrl(job.name(), flags.get("core", null));
         }
-        Path db = Path.of(flags.get("db", ""));
-        if (!Files.isRegularFile(db)) {
-            throw new UsageException(job.name() + ": no ledger at " + db + " (the relay creates it on its first start)");
-        }
+        LedgerCommand.db(job.name(), flags);
         return properties;
     }
 }

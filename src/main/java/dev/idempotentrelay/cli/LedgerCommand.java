@@ -126,7 +126,8 @@ final class LedgerCommand {
         return 0;
     }
 
-    private static Path db(String command, Flags flags) throws UsageException {
+    /** The ledger file of --db (relay.db by default), which must exist: no command but run creates one. */
+    static Path db(String command, Flags flags) throws UsageException {
         Path db = Path.of(flags.get("db", "relay.db"));
         if (!Files.isRegularFile(db)) {
             throw new UsageException(command + ": no ledger at " + db + " (the relay creates it on its first start)");
