@@ -11,10 +11,14 @@ import org.apache.camel.spi.MaskingFormatter;
  * it up under the name {@code CamelCustomLogMask}. It knows the forms a log line can carry an account in:
  * {@code from=} and {@code to=} values, the {@code "from"} and {@code "to"} fields of the core's JSON, and the
  * from and to fields of a raw TR01 request telegram.
+ *
+ * <p>It runs on the log line of every transfer, so the {@code from=}/{@code to=} form (the one that line
+ * carries) is found by a scan for {@code =}, and the two regular expressions run only on a line that holds
+ * their literal start.
  */
 public class AccountMaskingFormatter implements MaskingFormatter {
 
-    private static final Pattern KEY_VALUE = Pattern.compile("\\b(from|to)=([0-9A-Za-z]+)");
+    private static final String[] KEYS = {"from", "to"};
     private static final Pattern JSON_FIELD = Pattern.compile("(\"(?:from|to)\"\\s*:\\s*\")([^\"]*)(\")");
     /** A TR01 request: header (tx_code, kind, guid, channel, rsp_code), then from and to, 16 characters each. */
     private static final Pattern TELEGRAM = Pattern.compile("(TR01Q[0-9A-Za-z]{32}.{8})(.{16})(.{16})");
@@ -24,15 +28,66 @@ public class AccountMaskingFormatter implements MaskingFormatter {
         if (source == null || source.isEmpty()) {
             return source;
         }
-        String masked = replace(KEY_VALUE, source, m -> m.group(1) + "=" + mask(m.group(2)));
-        masked = replace(JSON_FIELD, masked, m -> m.group(1) + mask(m.group(2)) + m.group(3));
-        return replace(TELEGRAM, masked, m -> m.group(1) + maskField(m.group(2)) + maskField(m.group(3)));
+        String masked = maskKeyValues(source);
+        if (masked.contains("\"from\"") || masked.contains("\"to\"")) {
+            masked = replace(JSON_FIELD, masked, m -> m.group(1) + mask(m.group(2)) + m.group(3));
+        }
+        if (masked.contains("TR01Q")) {
+            masked = replace(TELEGRAM, masked, m -> m.group(1) + maskField(m.group(2)) + maskField(m.group(3)));
+        }
+        return masked;
     }
 
     /** All but the last four characters as {@code *}; four or fewer: all. */
     public static String mask(String account) {
         int shown = account.length() > 4 ? 4 : 0;
         return "*".repeat(account.length() - shown) + account.substring(account.length() - shown);
+    }
+
+    /**
+     * Masks the value of every {@code from=} and {@code to=} whose key starts a word: the letters and digits after
+     * the {@code =}.
+     */
+    static String maskKeyValues(String text) {
+        StringBuilder out = null;
+        int copied = 0;
+        for (int eq = text.indexOf('='); eq >= 0; eq = text.indexOf('=', eq + 1)) {
+            if (!followsKey(text, eq)) {
+                continue;
+            }
+            int end = eq + 1;
+            while (end < text.length() && isLetterOrDigit(text.charAt(end))) {
+                end++;
+            }
+            if (end == eq + 1) {
+                continue;
+            }
+            if (out == null) {
+                out = new StringBuilder(text.length());
+            }
+            out.append(text, copied, eq + 1).append(mask(text.substring(eq + 1, end)));
+            copied = end;
+            eq = end - 1;
+        }
+        return out == null ? text : out.append(text, copied, text.length()).toString();
+    }
+
+    private static boolean followsKey(String text, int eq) {
+        for (String key : KEYS) {
+            int start = eq - key.length();
+            if (start >= 0 && text.startsWith(key, start) && (start == 0 || !isWordCharacter(text.charAt(start - 1)))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isLetterOrDigit(char c) {
+        return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    }
+
+    private static boolean isWordCharacter(char c) {
+        return isLetterOrDigit(c) || c == '_';
     }
 
     /** A space-padded fixed-width field: the account masked, the padding kept. */

@@ -22,4 +22,13 @@ class AccountMaskingFormatterTest {
                 formatter.format(request));
         assertEquals("sent to the core", formatter.format("sent to the core"));
     }
+
+    @Test
+    void onlyTheValueOfAFromOrToKeyThatStartsAWordIsMasked() {
+        assertEquals("from=****5678, to=****", formatter.format("from=12345678, to=1234"));
+        assertEquals("xfrom=12345678 _to=12345678 tox=12345678 to= from=-12345678",
+                formatter.format("xfrom=12345678 _to=12345678 tox=12345678 to= from=-12345678"));
+        assertEquals("(to=****5678)=x from==123456789", formatter.format("(to=12345678)=x from==123456789"));
+        assertEquals("to=****5678", formatter.format("to=12345678"));
+    }
 }
