@@ -2,13 +2,14 @@
 # Benchmark: the core simulator and a relay on a fresh ledger, then `bench` at 1, 8, 32 and 128
 # connections (new GUIDs), and at 32 connections with resends of DONE GUIDs only. Prints the figures
 # that BENCHMARKS.md records. Everything runs on this machine, on loopback.
-#   scripts/bench.sh                  # 15 s per run
-#   DURATION=30 scripts/bench.sh      # longer runs
+#   scripts/bench.sh                  # 15 s measured per run, after 5 s of the bench's own warm-up
+#   DURATION=30 WARMUP=10 scripts/bench.sh   # longer runs, longer warm-up (WARMUP=0: none)
 #   RELAY_OPTS="-Xmx256m" ...         # JVM options of the relay (default below); -Dkey=value overrides a property
 #   CONNECTIONS="32" RESENDS=no ...   # which runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-15}
+WARMUP=${WARMUP:-5}
 RELAY_OPTS=${RELAY_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}
 JAR=target/idempotent-relay.jar
 [ -f "$JAR" ] || mvn -B -q package -DskipTests
@@ -36,8 +37,8 @@ echo "relay:   java $RELAY_OPTS -jar $JAR run --no-jobs (pid $relay_pid)"
 peak_rss=0
 run_bench() {
   echo
-  echo "== bench --connections $1 --duration $DURATION --resend-ratio $2"
-  java -jar "$JAR" bench --port "$relay_port" --connections "$1" --duration "$DURATION" --resend-ratio "$2" > "$work/bench.out" 2>&1 &
+  echo "== bench --connections $1 --duration $DURATION --warmup $WARMUP --resend-ratio $2"
+  java -jar "$JAR" bench --port "$relay_port" --connections "$1" --duration "$DURATION" --warmup "$WARMUP" --resend-ratio "$2" > "$work/bench.out" 2>&1 &
   local bench_pid=$!
   while kill -0 "$bench_pid" 2>/dev/null; do
     rss=$(ps -o rss= -p "$relay_pid" | tr -d ' ')

@@ -195,6 +195,35 @@ class PackagedJarIT {
     }
 
     @Test
+    void benchLeavesTheRepliesToItsWarmUpOutOfItsSummary() throws Exception {
+        try (CoreSimulator core = CoreSimulator.start(0, 2_000)) {
+            int port = Ports.free();
+            try (JarProcess relay = JarProcess.start(dir, "run", "--port", Integer.toString(port), "--core", core.url(),
+                    "--db", "bench.db", "--no-jobs", "--admin-port", Integer.toString(Ports.free()))) {
+                relay.awaitLine("listening on port " + port, START);
+                JarProcess bench = JarProcess.run(dir, "bench", "--port", Integer.toString(port), "--connections", "2",
+                        "--warmup", "1", "--duration", "1");
+                assertEquals(0, bench.exitCode(), bench.errors().toString());
+                List<String> out = bench.output();
+                String first = out.stream().filter(l -> l.matches(" +1s +\\d+ replies .*")).findFirst().orElseThrow();
+                assertTrue(first.endsWith("(warm-up)"), out.toString());
+                assertTrue(out.stream().anyMatch(l -> l.matches(" +2s +\\d+ replies +\\d+/s")), out.toString());
+                String summary = out.stream().filter(l -> l.startsWith("connections 2, duration ")).findFirst().orElseThrow();
+                assertTrue(summary.endsWith(" s after a warm-up of 1 s, resend ratio 0.00"), summary);
+                long warmupReplies = Long.parseLong(first.trim().split(" +")[1]);
+                String throughput = out.stream().filter(l -> l.startsWith("throughput ")).findFirst().orElseThrow();
+                long counted = Long.parseLong(throughput.replaceAll(".*\\((\\d+) replies\\)$", "$1"));
+                assertTrue(out.contains("codes       {0000=" + counted + "}"), out.toString());
+                // every transfer of the run reached the core once; those answered in the warm-up second are not counted
+                long posts = new CoreClient(core.url()).calls();
+                assertTrue(warmupReplies > 0 && counted > 0, out.toString());
+                assertTrue(counted <= posts - warmupReplies, "counted " + counted + " of " + posts + " POSTs, "
+                        + warmupReplies + " of them answered in the warm-up: " + out);
+            }
+        }
+    }
+
+    @Test
     void badArgumentsAndAnUnusableLedgerAreOneLineAndExit2() throws Exception {
         JarProcess badPort = JarProcess.run(dir, "run", "--port", "abc");
         assertEquals(2, badPort.exitCode());

@@ -25,6 +25,11 @@ import java.util.UUID;
  * and a share R of resends of GUIDs they sent before; a progress line each second, then throughput,
  * latency percentiles and the count of each reply code.
  *
+ * <p>With {@code --warmup W} the connections first send for W seconds that are left out of the summary:
+ * a reply counts only when its request was sent after the warm-up, and throughput is over the measured
+ * seconds alone. On a machine that runs the relay too, the bench's own JVM compiles its code in its first
+ * seconds and takes CPU from the relay; the warm-up keeps that out of the figures.
+ *
  * <p>One thread drives all connections through a selector on non-blocking channels: each connection has
  * one request outstanding and sends its next as soon as the reply to the last has fully arrived. All
  * connections are opened before the clock starts; at the end no new requests are sent and the bench
@@ -41,11 +46,12 @@ final class BenchCommand {
     }
 
     static int run(String[] args) throws UsageException {
-        Flags flags = Flags.parse("bench", args, 1, Set.of("host", "port", "connections", "duration", "resend-ratio"), Set.of());
+        Flags flags = Flags.parse("bench", args, 1, Set.of("host", "port", "connections", "duration", "warmup", "resend-ratio"), Set.of());
         String host = flags.get("host", "localhost");
         int port = (int) flags.number("bench", "port", 9100, 1);
         int connections = (int) flags.number("bench", "connections", 8, 1);
         long durationS = flags.number("bench", "duration", 10, 1);
+        long warmupS = flags.number("bench", "warmup", 0, 0);
         double resendRatio;
         try {
             resendRatio = Double.parseDouble(flags.get("resend-ratio", "0"));
@@ -66,13 +72,13 @@ final class BenchCommand {
         long start = System.nanoTime();
         String failure;
         try (bench) {
-            bench.drive(start, durationS);
+            bench.drive(start, warmupS, durationS);
             failure = bench.failure();
         } catch (IOException e) {
             failure = "selector: " + e.getMessage();
         }
-        double elapsedS = (System.nanoTime() - start) / 1e9;
-        bench.printSummary(elapsedS);
+        double elapsedS = Math.max(0, System.nanoTime() - bench.measuredFrom()) / 1e9;
+        bench.printSummary(warmupS, elapsedS);
         if (failure != null) {
             System.err.println("bench: " + failure);
             return 1;
@@ -88,7 +94,10 @@ final class BenchCommand {
         private final Map<String, Long> codes = new TreeMap<>();
         private long[] latencies = new long[1 << 16];
         private int replies;
+        /** Every reply, counted ones and those to requests sent during the warm-up, for the progress lines. */
+        private long received;
         private int open;
+        private long measuredFrom;
         private long end;
 
         private Bench(Selector selector, double resendRatio) {
@@ -131,19 +140,21 @@ final class BenchCommand {
         }
 
         /**
-         * Sends until {@code durationS} seconds after {@code start}, printing a progress line each second,
-         * then waits for the replies still outstanding.
+         * Sends until {@code warmupS + durationS} seconds after {@code start}, printing a progress line each
+         * second, then waits for the replies still outstanding. Only the replies to requests sent after the
+         * warm-up are counted.
          */
-        void drive(long start, long durationS) throws IOException {
-            end = start + durationS * SECOND;
+        void drive(long start, long warmupS, long durationS) throws IOException {
+            measuredFrom = start + warmupS * SECOND;
+            end = measuredFrom + durationS * SECOND;
             for (Connection connection : connections) {
                 guarded(connection, () -> send(connection));
             }
-            Progress progress = new Progress(start, durationS);
+            Progress progress = new Progress(start, warmupS, warmupS + durationS);
             while (true) {
                 long now = System.nanoTime();
                 // the progress lines come each second for the whole run, even once every connection failed
-                progress.printDue(now, replies);
+                progress.printDue(now, received);
                 if (open == 0 && progress.finished()) {
                     return;
                 }
@@ -193,7 +204,10 @@ final class BenchCommand {
             byte[] reply = connection.takeReply();
             if (reply != null) {
                 long now = System.nanoTime();
-                record(now - connection.sentAt, Telegram.rspCode(reply));
+                received++;
+                if (connection.sentAt - measuredFrom >= 0) {
+                    record(now - connection.sentAt, Telegram.rspCode(reply));
+                }
                 if (now < end) {
                     send(connection);
                 } else {
@@ -243,11 +257,17 @@ final class BenchCommand {
             return connections.stream().map(c -> c.failure).filter(Objects::nonNull).findFirst().orElse(null);
         }
 
-        void printSummary(double elapsedS) {
+        /** When the measured seconds began: the end of the warm-up. */
+        long measuredFrom() {
+            return measuredFrom;
+        }
+
+        void printSummary(long warmupS, double elapsedS) {
             long[] all = Arrays.copyOf(latencies, replies);
             Arrays.sort(all);
-            System.out.printf("connections %d, duration %.1f s, resend ratio %.2f%n", connections.size(), elapsedS, resendRatio);
-            System.out.printf("throughput  %.0f replies/s (%d replies)%n", all.length / elapsedS, all.length);
+            System.out.printf("connections %d, duration %.1f s%s, resend ratio %.2f%n", connections.size(), elapsedS,
+                    warmupS > 0 ? " after a warm-up of " + warmupS + " s" : "", resendRatio);
+            System.out.printf("throughput  %.0f replies/s (%d replies)%n", elapsedS > 0 ? all.length / elapsedS : 0, all.length);
             if (all.length > 0) {
                 System.out.printf("latency ms  p50 %.2f  p95 %.2f  p99 %.2f  max %.2f%n",
                         ms(all, 0.50), ms(all, 0.95), ms(all, 0.99), all[all.length - 1] / 1e6);
@@ -283,15 +303,17 @@ final class BenchCommand {
         void run() throws IOException;
     }
 
-    /** The progress line due at each whole second of the run. */
+    /** The progress line due at each whole second of the run; the warm-up's lines say so. */
     private static final class Progress {
         private final long start;
+        private final long warmupS;
         private final long durationS;
         private int second = 1;
         private long last;
 
-        Progress(long start, long durationS) {
+        Progress(long start, long warmupS, long durationS) {
             this.start = start;
+            this.warmupS = warmupS;
             this.durationS = durationS;
         }
 
@@ -306,7 +328,7 @@ final class BenchCommand {
 
         void printDue(long now, long replies) {
             while (!finished() && now - next() >= 0) {
-                System.out.printf("%3ds  %8d replies  %7d/s%n", second, replies, replies - last);
+                System.out.printf("%3ds  %8d replies  %7d/s%s%n", second, replies, replies - last, second <= warmupS ? "  (warm-up)" : "");
                 last = replies;
                 second++;
             }

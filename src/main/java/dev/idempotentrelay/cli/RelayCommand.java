@@ -17,7 +17,7 @@ public final class RelayCommand {
             "  core-sim   [--port N] [--slow-ms N]",
             "  send       [--host H] [--port N] --guid G --from A --to B --amount N [--memo M] [--channel C]",
             "  ledger     show GUID [--db PATH] | list --state S [--limit N] [--db PATH] | stats [--db PATH]",
-            "  bench      [--host H] [--port N] [--connections C] [--duration S] [--resend-ratio R]");
+            "  bench      [--host H] [--port N] [--connections C] [--duration S] [--warmup W] [--resend-ratio R]");
 
     private RelayCommand() {
     }
