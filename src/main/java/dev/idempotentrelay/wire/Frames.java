@@ -1,6 +1,7 @@
 package dev.idempotentrelay.wire;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -60,14 +61,10 @@ public final class Frames {
 
     /** The length declared by the complete prefix at {@code offset}; an IOException when it is not 4 ASCII digits. */
     public static int declaredLength(byte[] bytes, int offset) throws IOException {
-        int length = 0;
-        for (int i = 0; i < PREFIX_LENGTH; i++) {
-            byte b = bytes[offset + i];
-            if (b < '0' || b > '9') {
-                throw new IOException("length prefix is not 4 digits: "
-                        + new String(bytes, offset, PREFIX_LENGTH, StandardCharsets.US_ASCII));
-            }
-            length = length * 10 + (b - '0');
+        int length = parsePrefix(Unpooled.wrappedBuffer(bytes), offset);
+        if (length < 0) {
+            throw new IOException("length prefix is not 4 digits: "
+                    + new String(bytes, offset, PREFIX_LENGTH, StandardCharsets.US_ASCII));
         }
         return length;
     }
