@@ -123,13 +123,6 @@ class FuzzIT {
         return n;
     }
 
-    private static byte[] framed(byte[] message) {
-        byte[] frame = new byte[4 + message.length];
-        System.arraycopy(Frames.prefix(message.length), 0, frame, 0, 4);
-        System.arraycopy(message, 0, frame, 4, message.length);
-        return frame;
-    }
-
     private static String randomGuid(Random random) {
         String alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
         StringBuilder s = new StringBuilder();
@@ -155,7 +148,7 @@ class FuzzIT {
             for (int f = 0; f < flips; f++) {
                 m[random.nextInt(m.length)] = (byte) (random.nextBoolean() ? 32 + random.nextInt(95) : random.nextInt(256));
             }
-            return framed(m);
+            return Frames.frame(m);
         }
         if (kind < 45) { // a valid request cut short or with bytes added
             byte[] m = validRequest(random);
@@ -164,7 +157,7 @@ class FuzzIT {
             for (int i = 0; i < length; i++) {
                 out[i] = i < m.length ? m[i] : (byte) random.nextInt(256);
             }
-            return framed(out);
+            return Frames.frame(out);
         }
         if (kind < 55) { // one field replaced by something it may not hold
             byte[] m = validRequest(random);
@@ -177,7 +170,7 @@ class FuzzIT {
                     m[field[0] + i] = b[0];
                 }
             }
-            return framed(m);
+            return Frames.frame(m);
         }
         if (kind < 65) { // noise without a readable prefix
             byte[] noise = new byte[1 + random.nextInt(80)];
@@ -188,17 +181,17 @@ class FuzzIT {
         if (kind < 72) { // a readable prefix declaring less than a header, the bytes all there
             byte[] body = new byte[random.nextInt(45)];
             random.nextBytes(body);
-            return framed(body);
+            return Frames.frame(body);
         }
         if (kind < 80) { // a readable prefix and random bytes of that length
             byte[] body = new byte[45 + random.nextInt(200)];
             random.nextBytes(body);
-            return framed(body);
+            return Frames.frame(body);
         }
         if (kind < 90 || validSent.isEmpty()) { // a valid request
-            return framed(validRequest(random));
+            return Frames.frame(validRequest(random));
         }
         byte[] earlier = validSent.get(random.nextInt(validSent.size())); // a resend
-        return framed(earlier);
+        return Frames.frame(earlier);
     }
 }
