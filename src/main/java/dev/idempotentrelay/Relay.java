@@ -1,33 +1,24 @@
 package dev.idempotentrelay;
 
 import dev.idempotentrelay.core.CoreSimulator;
-import dev.idempotentrelay.jobs.JobSummary;
 import dev.idempotentrelay.ledger.GroupCommitDataSource;
-import dev.idempotentrelay.ledger.LedgerClock;
 import dev.idempotentrelay.ledger.LedgerSchema;
-import dev.idempotentrelay.ledger.LedgerSqlComponent;
 import dev.idempotentrelay.ops.AdminHttpServer;
-import dev.idempotentrelay.ops.CoreCallStatus;
-import dev.idempotentrelay.ops.GuidMdcInterceptStrategy;
-import dev.idempotentrelay.ops.RelayMetrics;
-import dev.idempotentrelay.ops.RouteEventRecorder;
-import dev.idempotentrelay.telegram.TelegramMapper;
-import dev.idempotentrelay.telegram.TelegramValidator;
 import dev.idempotentrelay.wire.ConnectionGate;
-import dev.idempotentrelay.wire.FrameDecoderFactory;
-import dev.idempotentrelay.wire.FrameEncoder;
 import java.net.URI;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.apache.camel.CamelContext;
-import org.apache.camel.Processor;
 import org.apache.camel.main.BaseMainSupport;
 import org.apache.camel.main.Main;
 import org.apache.camel.main.MainListenerSupport;
 
 /**
  * The relay as a Camel Main application: application.properties, overridden by the given properties
- * (the command line's flags), the YAML routes, and the few Java beans the routes call. Before any
+ * (the command line's flags), the YAML routes, and the Java beans they call (wired by {@link RelayBeans}). Before any
  * route starts, {@code schema.sql} is applied to the ledger and, when asked, the core simulator starts and the
  * admin endpoint's HTTP server is added (relay.admin.enabled).
  */
@@ -37,25 +28,7 @@ public final class Relay implements AutoCloseable {
     private CoreSimulator coreSimulator;
 
     private Relay(Map<String, String> overrides) {
-        main.bind("telegramValidator", new TelegramValidator());
-        TelegramMapper mapper = new TelegramMapper();
-        main.bind("toCoreRequest", (Processor) mapper::toCoreRequest);
-        main.bind("fromCoreAnswer", (Processor) mapper::fromCoreAnswer);
-        main.bind("refusal", (Processor) mapper::refusal);
-        main.bind("inquiryReply", (Processor) mapper::inquiryReply);
-        main.bind("frameDecoder", new FrameDecoderFactory());
-        main.bind("frameEncoder", new FrameEncoder());
-        main.bind("jobSummary", new JobSummary());
-        main.bind("ledgerClock", new LedgerClock());
-        main.bind("sql", new LedgerSqlComponent());
-        // operations: bound here, before Camel Main configures the context, so that it finds the event notifier
-        // and the intercept strategy among the beans (beans of camel.beans.* come too late for that)
-        RelayMetrics metrics = new RelayMetrics();
-        CoreCallStatus coreCalls = new CoreCallStatus();
-        main.bind("relayMetrics", metrics);
-        main.bind("coreCalls", coreCalls);
-        main.bind("routeEvents", new RouteEventRecorder(metrics, coreCalls));
-        main.bind("guidMdc", new GuidMdcInterceptStrategy());
+        // the beans are wired by RelayBeans (camel.main.configuration-classes in application.properties)
         overrides.forEach(main::addOverrideProperty);
         main.addMainListener(new MainListenerSupport() {
             @Override
@@ -87,7 +60,8 @@ public final class Relay implements AutoCloseable {
 
     /**
      * Stops gracefully: no new connection is admitted, idle ones are closed, the transfers in flight
-     * finish, are recorded and answered (each connection closes after its last reply), then Camel stops.
+     * finish, are recorded and answered (each connection closes after its last reply), then Camel stops
+     * with its own graceful shutdown (camel.main.shutdown-timeout), which lets a timed run in flight finish.
      */
     @Override
     public void close() {
@@ -108,6 +82,12 @@ public final class Relay implements AutoCloseable {
         }
     }
 
+    /**
+     * Camel's graceful shutdown cannot do this part: stopping the netty consumer closes every accepted connection
+     * at once, replies not yet written included, and its wait for in-flight exchanges comes after that. So the
+     * connection gate drains the channels first and this waits until the last connection has closed after its reply
+     * (or for the longest a core call may take, plus 5 s).
+     */
     private void drainChannels() {
         CamelContext context = main.getCamelContext();
         if (context == null || !context.isStarted()) {
@@ -117,18 +97,14 @@ public final class Relay implements AutoCloseable {
         if (gate == null) {
             return;
         }
-        gate.drain();
         long limitMs = Long.parseLong(context.resolvePropertyPlaceholders("{{relay.core.connect-timeout-ms}}"))
                 + Long.parseLong(context.resolvePropertyPlaceholders("{{relay.core.read-timeout-ms}}")) + 5_000;
-        long deadline = System.currentTimeMillis() + limitMs;
-        while (System.currentTimeMillis() < deadline
-                && (context.getInflightRepository().size("receive-telegram") > 0 || !gate.drained())) {
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+        try {
+            gate.drain().get(limitMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // past the limit Camel's shutdown closes what is left
         }
     }
 

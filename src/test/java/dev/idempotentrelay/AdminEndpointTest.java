@@ -260,7 +260,7 @@ class AdminEndpointTest extends CoreAndRelayTest {
         Await.until("the channel route counted its exchanges", Duration.ofSeconds(10),
                 () -> exchangesOf(admin.routes(), "receive-telegram") == telegrams);
         JsonNode receive = routes.get("receive-telegram");
-        assertEquals("receive-telegram.camel.yaml", receive.get("file").asText());
+        assertEquals("channel-path.camel.yaml", receive.get("file").asText());
         assertEquals("Started", receive.get("status").asText());
         JsonNode callCore = entry(admin.routes(), "call-core");
         assertEquals(telegrams, callCore.get("statistics").get("exchangesTotal").asLong());

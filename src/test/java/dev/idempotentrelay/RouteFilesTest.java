@@ -3,18 +3,21 @@ package dev.idempotentrelay;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idempotentrelay.support.Ports;
 import dev.idempotentrelay.support.RelayUnderTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.apache.camel.Route;
 import org.apache.camel.model.ModelCamelContext;
 import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.model.rest.RestDefinition;
@@ -28,8 +31,17 @@ class RouteFilesTest {
     @TempDir
     Path dir;
 
+    /** One file per story, each route of it in reading order: what an architect opens routes/ to read. */
+    private static final Map<String, List<String>> STORIES = Map.of(
+            "channel-path", List.of("receive-telegram", "claim-guid", "answer-known-guid", "retry-failed", "call-core", "record-result"),
+            "resolve", List.of("resolve-unknown", "run-resolve", "inquire-core"),
+            "reprocess", List.of("reprocess-failed", "run-reprocess", "resend-failed"),
+            "purge", List.of("purge-ledger", "run-purge"),
+            "admin-api", List.of("admin-health", "admin-metrics", "admin-ledger-row", "admin-ledger-list", "admin-routes"),
+            "route-configuration", List.of());
+
     @Test
-    void everyRouteFileLoadsWithItsIdEqualToItsFileNameAndADescription() throws Exception {
+    void everyRouteFileTellsOneStoryItsRoutesInReadingOrderEachWithADescription() throws Exception {
         Set<String> files;
         try (Stream<Path> list = Files.list(Path.of("routes"))) {
             files = list.map(p -> p.getFileName().toString())
@@ -37,43 +49,43 @@ class RouteFilesTest {
                     .map(n -> n.substring(0, n.length() - ".camel.yaml".length()))
                     .collect(Collectors.toCollection(TreeSet::new));
         }
-        assertFalse(files.isEmpty());
+        assertEquals(new TreeSet<>(STORIES.keySet()), files);
+        assertTrue(files.size() <= 8, files.toString());
         try (RelayUnderTest relay = RelayUnderTest.on(dir.resolve("ledger.db"), "http://localhost:" + Ports.free())
                 .with("relay.jobs.enabled", "true").start()) {
             ModelCamelContext model = (ModelCamelContext) relay.relay().context();
-            // a file holds a route, a rest: definition (the REST DSL), or the route configuration; the id of a
-            // route or a rest: definition equals its file name
             Set<String> rests = new TreeSet<>();
             for (RestDefinition rest : model.getRestDefinitions()) {
                 rests.add(rest.getId());
                 assertNotNull(rest.getDescriptionText(), rest.getId() + " has no description");
             }
-            Set<String> loaded = new TreeSet<>();
-            for (Route route : relay.relay().context().getRoutes()) {
-                RouteDefinition definition = model.getRouteDefinition(route.getRouteId());
+            assertEquals(Set.of("admin-api"), rests);
+            Map<String, List<String>> loaded = new TreeMap<>();
+            for (RouteDefinition definition : model.getRouteDefinitions()) {
+                String id = definition.getRouteId();
                 String description;
                 if (Boolean.TRUE.equals(definition.isRest())) {
-                    // a REST verb is a route of its own, <rest id>-<name>, described by its verb, handing off to
-                    // the direct: route of another file
+                    // a REST verb is a route of its own, <rest id>-<name>, described by its verb, handing off to a direct: route
                     RestDefinition rest = definition.getRestDefinition();
-                    assertTrue(route.getRouteId().startsWith(rest.getId() + "-"), route.getRouteId() + " is not named after " + rest.getId());
-                    VerbDefinition verb = rest.getVerbs().stream().filter(v -> route.getRouteId().equals(v.getRouteId()))
-                            .findFirst().orElseThrow(() -> new AssertionError(route.getRouteId() + " has no verb"));
+                    assertTrue(id.startsWith(rest.getId() + "-"), id + " is not named after " + rest.getId());
+                    VerbDefinition verb = rest.getVerbs().stream().filter(v -> id.equals(v.getRouteId()))
+                            .findFirst().orElseThrow(() -> new AssertionError(id + " has no verb"));
                     description = verb.getDescriptionText();
-                    assertTrue(verb.getTo().getUri().startsWith("direct:"), route.getRouteId() + " does not hand off to a direct: route");
+                    assertTrue(verb.getTo().getUri().startsWith("direct:"), id + " does not hand off to a direct: route");
                 } else {
-                    loaded.add(route.getRouteId());
+                    String file = definition.getResource().getLocation();
+                    file = file.substring(file.lastIndexOf('/') + 1).replace(".camel.yaml", "");
+                    loaded.computeIfAbsent(file, f -> new ArrayList<>()).add(id);
                     description = definition.getDescriptionText();
+                    assertTrue(id.matches("[a-z]+(-[a-z]+)*"), id + " is not kebab-case");
                 }
-                assertNotNull(description, route.getRouteId() + " has no description");
-                assertFalse(description.isBlank(), route.getRouteId() + " has an empty description");
+                assertNotNull(description, id + " has no description");
+                assertFalse(description.isBlank(), id + " has an empty description");
             }
-            assertNotNull(model.getRouteConfigurationDefinition("channel-replies"));
-            assertEquals(Set.of("admin-api"), rests);
-            Set<String> expected = new TreeSet<>(files);
+            Map<String, List<String>> expected = new TreeMap<>(STORIES);
             expected.remove("route-configuration");
-            expected.removeAll(rests);
             assertEquals(expected, loaded);
+            assertNotNull(model.getRouteConfigurationDefinition("channel-replies"));
             // every SQL step runs on the relay's sql: component, with its named parameters parsed once
             for (org.apache.camel.Endpoint endpoint : relay.relay().context().getEndpoints()) {
                 if (endpoint instanceof org.apache.camel.component.sql.SqlEndpoint sql) {
@@ -88,12 +100,14 @@ class RouteFilesTest {
     }
 
     @Test
-    void noJobsLeavesTheTimedRoutesStopped() throws Exception {
+    void noJobsLoadsNoTimerButKeepsTheRunsForTheOneShotCommands() throws Exception {
         try (RelayUnderTest relay = RelayUnderTest.on(dir.resolve("ledger.db"), "http://localhost:" + Ports.free()).start()) {
             for (String id : List.of("resolve-unknown", "reprocess-failed", "purge-ledger")) {
-                assertEquals(false, relay.relay().context().getRouteController().getRouteStatus(id).isStarted(), id);
+                assertNull(relay.relay().context().getRoute(id), id);
             }
-            assertEquals(true, relay.relay().context().getRouteController().getRouteStatus("receive-telegram").isStarted());
+            for (String id : List.of("receive-telegram", "run-resolve", "run-reprocess", "run-purge")) {
+                assertEquals(true, relay.relay().context().getRouteController().getRouteStatus(id).isStarted(), id);
+            }
         }
     }
 }

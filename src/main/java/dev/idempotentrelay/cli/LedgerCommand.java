@@ -3,6 +3,8 @@ package dev.idempotentrelay.cli;
 import dev.idempotentrelay.Relay;
 import dev.idempotentrelay.ledger.LedgerReader;
 import dev.idempotentrelay.ledger.LedgerRowView;
+import dev.idempotentrelay.ledger.LedgerStates;
+import dev.idempotentrelay.telegram.Telegram;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -20,10 +22,8 @@ import java.util.regex.Pattern;
  */
 final class LedgerCommand {
 
-    static final List<String> STATES = List.of("RECEIVED", "SENT", "DONE", "UNKNOWN", "FAILED");
     static final int DEFAULT_LIMIT = 100;
-    static final int MAX_LIMIT = 1000;
-    private static final Pattern GUID = Pattern.compile("[0-9A-Za-z]{32}");
+    private static final Pattern GUID = Pattern.compile(Telegram.GUID_PATTERN);
     private static final String USAGE = "ledger: say show GUID, list --state S [--limit N], or stats; each takes [--db PATH]";
 
     private LedgerCommand() {
@@ -76,12 +76,12 @@ final class LedgerCommand {
     private static int list(String[] args) throws UsageException {
         Flags flags = Flags.parse("ledger list", args, 2, Set.of("db", "state", "limit"), Set.of());
         String state = flags.required("ledger list", "state");
-        if (!STATES.contains(state)) {
-            throw new UsageException("ledger list: --state must be one of " + String.join(", ", STATES) + ", not '" + state + "'");
+        if (!LedgerStates.ALL.contains(state)) {
+            throw new UsageException("ledger list: --state must be one of " + String.join(", ", LedgerStates.ALL) + ", not '" + state + "'");
         }
         long limit = flags.number("ledger list", "limit", DEFAULT_LIMIT, 1);
-        if (limit > MAX_LIMIT) {
-            throw new UsageException("ledger list: --limit must be at most " + MAX_LIMIT + ", not " + limit);
+        if (limit > LedgerStates.LIST_LIMIT) {
+            throw new UsageException("ledger list: --limit must be at most " + LedgerStates.LIST_LIMIT + ", not " + limit);
         }
         Path db = db("ledger list", flags);
         List<Map<String, Object>> rows;
@@ -111,7 +111,7 @@ final class LedgerCommand {
         for (Map<String, Object> count : counts) {
             byState.put(String.valueOf(count.get("state")), count);
         }
-        List<String> states = new ArrayList<>(STATES);
+        List<String> states = new ArrayList<>(LedgerStates.ALL);
         byState.keySet().stream().filter(s -> !states.contains(s)).forEach(states::add);
         StringBuilder out = new StringBuilder(String.format("%-8s  %8s  %s%n", "state", "rows", "oldest_updated_at"));
         long total = 0;

@@ -11,12 +11,9 @@ import java.util.Map;
 /**
  * A ledger row as an operator reads it: its columns, with the stored request and reply decoded into their
  * fields (SPEC section 2) beside their raw text. The one decoding behind GET /ledger/{guid}, GET /ledger and the
- * {@code ledger} command.
+ * {@code ledger} command (the admin routes call it as bean ledgerRowView).
  */
 public final class LedgerRowView {
-
-    private LedgerRowView() {
-    }
 
     /** The rows of a list, each as {@link #of}. */
     public static List<Map<String, Object>> rows(List<Map<String, Object>> rows) {

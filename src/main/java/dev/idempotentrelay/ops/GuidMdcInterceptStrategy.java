@@ -11,10 +11,10 @@ import org.apache.camel.support.processor.DelegateAsyncProcessor;
 import org.slf4j.MDC;
 
 /**
- * Puts the GUID of the transfer that an exchange carries (header {@code guid}) into the logging MDC, key
+ * Puts the GUID of the transfer that an exchange carries (variable {@code guid}) into the logging MDC, key
  * {@code guid}, while each step of that exchange runs, and takes it out again after the step: every log line
  * written on a transfer's path, by a route's log step or by any library a step calls, carries its GUID. This
- * is what camel-mdc does with {@code camel.mdc.customExchangeHeaders=guid}; that module is not served here,
+ * is what camel-mdc does for a header with {@code camel.mdc.customExchangeHeaders}; that module is not served here,
  * and the older {@code camel.main.use-mdc-logging} is deprecated and copies no header into the MDC.
  */
 public class GuidMdcInterceptStrategy implements InterceptStrategy {
@@ -27,7 +27,7 @@ public class GuidMdcInterceptStrategy implements InterceptStrategy {
         return new DelegateAsyncProcessor(AsyncProcessorConverterHelper.convert(target)) {
             @Override
             public boolean process(Exchange exchange, AsyncCallback callback) {
-                Object guid = exchange.getMessage().getHeader(KEY);
+                Object guid = exchange.getVariable(KEY);
                 if (!(guid instanceof String)) {
                     return processor.process(exchange, callback);
                 }

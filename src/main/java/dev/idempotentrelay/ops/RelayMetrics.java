@@ -1,5 +1,6 @@
 package dev.idempotentrelay.ops;
 
+import dev.idempotentrelay.ledger.LedgerStates;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
@@ -28,8 +29,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public class RelayMetrics {
 
-    public static final List<String> STATES = List.of("RECEIVED", "SENT", "DONE", "UNKNOWN", "FAILED");
-
     private static final Duration[] CORE_CALL_BUCKETS = {
         Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
         Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1),
@@ -41,7 +40,7 @@ public class RelayMetrics {
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
     public RelayMetrics() {
-        for (String state : STATES) {
+        for (String state : LedgerStates.ALL) {
             AtomicLong rows = new AtomicLong();
             rowsByState.put(state, rows);
             Gauge.builder("relay.ledger.rows", rows, AtomicLong::get)
@@ -85,7 +84,7 @@ public class RelayMetrics {
      * rows of sql/count-rows-by-state.sql (columns state and n); a state without rows is 0.
      */
     public String scrape(List<Map<String, Object>> counts) {
-        for (String state : STATES) {
+        for (String state : LedgerStates.ALL) {
             rowsByState.get(state).set(0);
         }
         if (counts != null) {

@@ -14,6 +14,8 @@ public final class Telegram {
     public static final byte KIND_REPLY = 'R';
     public static final String RSP_NONE = "    ";
     public static final String RSP_ACCEPTED = "0000";
+    /** A GUID: 32 letters and digits, chosen by the channel. The one definition, for the relay, the CLI and the admin API. */
+    public static final String GUID_PATTERN = "[0-9A-Za-z]{32}";
 
     // header
     public static final int TX_CODE = 0;

@@ -4,39 +4,35 @@ import static dev.idempotentrelay.telegram.Telegram.*;
 
 import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
-import org.apache.camel.Message;
 import org.apache.camel.Processor;
 
 /**
- * Checks a channel request against SPEC section 2 and puts what the routes need into headers:
- * {@code request} (the message bytes, moved out of the body, which stays empty until the reply is put
- * there; set first so that even a refusal can copy its header), {@code guid} (set before the checks, so
- * that a refusal's log line names it), {@code txCode}, and for the transfer's log line {@code channel},
- * {@code fromAccount}, {@code toAccount} and {@code amount}. A readable but invalid request raises
- * {@link InvalidTelegramException}.
+ * Checks a channel request against SPEC section 2 and reads its fields into exchange variables: {@code request}
+ * (the message bytes, as the ledger stores them; set first so that even a refusal can copy its header),
+ * {@code guid} (set before the checks, so that a refusal's log line names it), {@code txCode}, and for the
+ * transfer's log line {@code channel}, {@code fromAccount}, {@code toAccount} and {@code amount}. The body stays
+ * the telegram. A readable but invalid request raises {@link InvalidTelegramException}.
  */
 public class TelegramValidator implements Processor {
 
-    private static final Pattern GUID_PATTERN = Pattern.compile("[0-9A-Za-z]{32}");
+    private static final Pattern GUID_FIELD = Pattern.compile(Telegram.GUID_PATTERN);
     private static final Pattern ID_FIELD = Pattern.compile("[0-9A-Za-z]+ *");
     private static final Pattern DIGITS = Pattern.compile("[0-9]+");
 
     @Override
     public void process(Exchange exchange) throws InvalidTelegramException {
-        Message in = exchange.getMessage();
-        byte[] request = in.getBody(byte[].class);
-        in.setHeader("request", request);
-        in.setBody(null);
+        byte[] request = exchange.getMessage().getBody(byte[].class);
+        exchange.setVariable("request", request);
         if (request != null && request.length >= GUID + GUID_WIDTH) {
-            in.setHeader("guid", Telegram.guid(request));
+            exchange.setVariable("guid", Telegram.guid(request));
         }
         check(request);
-        in.setHeader("txCode", raw(request, TX_CODE, 4));
+        exchange.setVariable("txCode", raw(request, TX_CODE, 4));
         // for the transfer's log line (account numbers are masked there by AccountMaskingFormatter)
-        in.setHeader("channel", field(request, CHANNEL, CHANNEL_WIDTH));
-        in.setHeader("fromAccount", field(request, FROM, ACCOUNT_WIDTH));
-        in.setHeader("toAccount", field(request, TO, ACCOUNT_WIDTH));
-        in.setHeader("amount", Long.parseLong(raw(request, AMOUNT, AMOUNT_WIDTH)));
+        exchange.setVariable("channel", field(request, CHANNEL, CHANNEL_WIDTH));
+        exchange.setVariable("fromAccount", field(request, FROM, ACCOUNT_WIDTH));
+        exchange.setVariable("toAccount", field(request, TO, ACCOUNT_WIDTH));
+        exchange.setVariable("amount", Long.parseLong(raw(request, AMOUNT, AMOUNT_WIDTH)));
     }
 
     static void check(byte[] request) throws InvalidTelegramException {
@@ -54,7 +50,7 @@ public class TelegramValidator implements Processor {
         if (request[KIND] != KIND_REQUEST) {
             throw new InvalidTelegramException("kind is not Q");
         }
-        if (!GUID_PATTERN.matcher(raw(request, GUID, GUID_WIDTH)).matches()) {
+        if (!GUID_FIELD.matcher(raw(request, GUID, GUID_WIDTH)).matches()) {
             throw new InvalidTelegramException("guid is not 32 letters and digits");
         }
         if (!ID_FIELD.matcher(raw(request, CHANNEL, CHANNEL_WIDTH)).matches()) {

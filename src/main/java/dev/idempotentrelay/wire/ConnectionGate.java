@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -27,6 +28,7 @@ public class ConnectionGate extends ChannelDuplexHandler {
     private final AtomicLong refused = new AtomicLong();
     private volatile int maxConnections = 512;
     private volatile boolean draining;
+    private final CompletableFuture<Void> drained = new CompletableFuture<>();
 
     public void setMaxConnections(int maxConnections) {
         this.maxConnections = maxConnections;
@@ -67,6 +69,7 @@ public class ConnectionGate extends ChannelDuplexHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         open.remove(ctx.channel());
+        settleDrain();
         super.channelInactive(ctx);
     }
 
@@ -82,18 +85,29 @@ public class ConnectionGate extends ChannelDuplexHandler {
         super.write(ctx, msg, promise);
     }
 
-    /** Stops admitting connections and closes those that wait for no reply. */
-    public void drain() {
+    /**
+     * Stops admitting connections and closes those that wait for no reply; the others close after their last
+     * reply. The future completes once every connection is closed.
+     */
+    public CompletableFuture<Void> drain() {
         draining = true;
         for (Channel channel : open) {
             if (!AwaitingReply.any(channel)) {
                 channel.close();
             }
         }
+        settleDrain();
+        return drained;
     }
 
     /** True once every connection is closed. */
     public boolean drained() {
         return open.isEmpty();
+    }
+
+    private void settleDrain() {
+        if (draining && open.isEmpty()) {
+            drained.complete(null);
+        }
     }
 }

@@ -1,0 +1,162 @@
+package dev.idempotentrelay;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotentrelay.core.CoreConnectionManager;
+import dev.idempotentrelay.jobs.JobRunSummary;
+import dev.idempotentrelay.ledger.GroupCommitDataSource;
+import dev.idempotentrelay.ledger.LedgerClock;
+import dev.idempotentrelay.ledger.LedgerRowView;
+import dev.idempotentrelay.ledger.LedgerSqlComponent;
+import dev.idempotentrelay.ops.AccountMaskingFormatter;
+import dev.idempotentrelay.ops.CoreCallOutcome;
+import dev.idempotentrelay.ops.CoreCallStatus;
+import dev.idempotentrelay.ops.CoreCallTimer;
+import dev.idempotentrelay.ops.GuidMdcInterceptStrategy;
+import dev.idempotentrelay.ops.HealthReport;
+import dev.idempotentrelay.ops.LedgerTransition;
+import dev.idempotentrelay.ops.LedgerWritableHealthCheck;
+import dev.idempotentrelay.ops.RelayMetrics;
+import dev.idempotentrelay.ops.ReplyCounter;
+import dev.idempotentrelay.ops.RouteReport;
+import dev.idempotentrelay.telegram.CoreAnswerReader;
+import dev.idempotentrelay.telegram.CoreTransferRequest;
+import dev.idempotentrelay.telegram.TelegramReply;
+import dev.idempotentrelay.telegram.TelegramValidator;
+import dev.idempotentrelay.wire.ConnectionGate;
+import dev.idempotentrelay.wire.FrameDecoderFactory;
+import dev.idempotentrelay.wire.FrameEncoder;
+import dev.idempotentrelay.wire.IdleConnectionCloserFactory;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.camel.CamelConfiguration;
+import org.apache.camel.CamelContext;
+import org.apache.camel.model.Model;
+import org.apache.camel.processor.aggregate.GroupedBodyAggregationStrategy;
+import org.apache.camel.spi.Registry;
+
+/**
+ * Every bean of the relay, wired in one place (the camel-examples main-yaml way: one {@link CamelConfiguration},
+ * named by {@code camel.main.configuration-classes}). Each is bound under the name the routes and
+ * application.properties use; what varies comes from the {@code relay.*} properties. Camel Main runs this before
+ * it builds the routes and before it applies the {@code camel.component.*} options that refer to these beans
+ * ({@code #ledger}, {@code #coreConnections}).
+ */
+public class RelayBeans implements CamelConfiguration {
+
+    @Override
+    public void configure(CamelContext context) {
+        Registry beans = context.getRegistry();
+
+        // the channel listener's pipeline (routes/channel-path.camel.yaml: decoders and encoders of channel-listener)
+        ConnectionGate gate = new ConnectionGate();
+        gate.setMaxConnections(integer(context, "relay.channel.max-connections"));
+        beans.bind("connectionGate", gate);
+        IdleConnectionCloserFactory idle = new IdleConnectionCloserFactory();
+        idle.setIdleTimeoutMs(number(context, "relay.channel.idle-timeout-ms"));
+        beans.bind("idleConnectionCloser", idle);
+        beans.bind("frameDecoder", new FrameDecoderFactory());
+        beans.bind("frameEncoder", new FrameEncoder());
+
+        // the telegram and the core's JSON, mapped field by field; the routes decide what they mean
+        beans.bind("telegramValidator", new TelegramValidator());
+        beans.bind("coreTransferRequest", new CoreTransferRequest());
+        beans.bind("coreAnswerReader", new CoreAnswerReader());
+        beans.bind("telegramReply", new TelegramReply());
+
+        // the ledger: a SQLite pool, its writes committed together (group commit), on the relay's sql: component
+        HikariDataSource pool = new HikariDataSource();
+        pool.setJdbcUrl(text(context, "relay.db.jdbc-url"));
+        pool.setMaximumPoolSize(integer(context, "relay.db.pool-size"));
+        pool.setPoolName("ledger");
+        beans.bind("ledgerPool", pool);
+        GroupCommitDataSource ledger = new GroupCommitDataSource();
+        ledger.setReads(pool);
+        ledger.setGroupCommit(Boolean.parseBoolean(text(context, "relay.db.group-commit")));
+        beans.bind("ledger", ledger);
+        beans.bind("sql", new LedgerSqlComponent());
+        beans.bind("ledgerClock", new LedgerClock());
+
+        // the core: pooled connections, each checked before reuse so that a core gone down is E902, not E901
+        CoreConnectionManager core = new CoreConnectionManager();
+        core.setConnectTimeoutMs(number(context, "relay.core.connect-timeout-ms"));
+        core.setReadTimeoutMs(number(context, "relay.core.read-timeout-ms"));
+        core.setValidateAfterInactivityMs(number(context, "relay.core.validate-after-inactivity-ms"));
+        core.setMaxConnections(integer(context, "relay.max-in-flight"));
+        beans.bind("coreConnections", core);
+
+        // metrics: each named after the step that records it in the routes
+        RelayMetrics metrics = new RelayMetrics();
+        CoreCallStatus coreCalls = new CoreCallStatus();
+        beans.bind("relayMetrics", metrics);
+        beans.bind("coreCalls", coreCalls);
+        beans.bind("replyCounter", new ReplyCounter(metrics));
+        beans.bind("noneToSent", new LedgerTransition(metrics, "none", "SENT"));
+        beans.bind("failedToSent", new LedgerTransition(metrics, "FAILED", "SENT"));
+        beans.bind("sentToDone", new LedgerTransition(metrics, "SENT", "DONE"));
+        beans.bind("sentToUnknown", new LedgerTransition(metrics, "SENT", "UNKNOWN"));
+        beans.bind("sentToFailed", new LedgerTransition(metrics, "SENT", "FAILED"));
+        beans.bind("unknownToDone", new LedgerTransition(metrics, "UNKNOWN", "DONE"));
+        beans.bind("unknownToFailed", new LedgerTransition(metrics, "UNKNOWN", "FAILED"));
+        beans.bind("donePurged", new LedgerTransition(metrics, "DONE", "purged"));
+        beans.bind("transferAnswered", new CoreCallOutcome(metrics, coreCalls, "transfer", "answered"));
+        beans.bind("transferNotReached", new CoreCallOutcome(metrics, coreCalls, "transfer", "not-reached"));
+        beans.bind("transferNoAnswer", new CoreCallOutcome(metrics, coreCalls, "transfer", "no-answer"));
+        beans.bind("inquiryAnswered", new CoreCallOutcome(metrics, coreCalls, "inquiry", "answered"));
+        beans.bind("inquiryNotReached", new CoreCallOutcome(metrics, coreCalls, "inquiry", "not-reached"));
+        beans.bind("inquiryNoAnswer", new CoreCallOutcome(metrics, coreCalls, "inquiry", "no-answer"));
+        CoreCallTimer timer = new CoreCallTimer();
+        beans.bind("coreCallTimer", timer);
+        context.getManagementStrategy().addEventNotifier(timer);
+
+        // the timed runs: the split's outcomes collected, then the run's summary line and metrics
+        beans.bind("outcomes", new GroupedBodyAggregationStrategy());
+        beans.bind("resolveSummary", new JobRunSummary(metrics, "resolve"));
+        beans.bind("reprocessSummary", new JobRunSummary(metrics, "reprocess"));
+        beans.bind("purgeSummary", new JobRunSummary(metrics, "purge"));
+
+        // operations: GET /health, GET /routes, the GUID in every log line's MDC, account numbers masked in logs
+        LedgerWritableHealthCheck ledgerWritable = new LedgerWritableHealthCheck();
+        ledgerWritable.setDataSource(ledger);
+        beans.bind("ledgerWritable", ledgerWritable);
+        HealthReport health = new HealthReport();
+        health.setCoreCalls(coreCalls);
+        beans.bind("healthReport", health);
+        beans.bind("routeReport", new RouteReport());
+        beans.bind("ledgerRowView", new LedgerRowView());
+        GuidMdcInterceptStrategy guidMdc = new GuidMdcInterceptStrategy();
+        beans.bind("guidMdc", guidMdc);
+        context.getCamelContextExtension().addInterceptStrategy(guidMdc);
+        beans.bind("CamelCustomLogMask", new AccountMaskingFormatter());
+
+        // Routes held back. A route's autoStartup is a literal boolean in Camel's YAML DSL schema, so the
+        // relay.*.enabled switches are applied here, as Camel's route filter by endpoint: the listener, the timers of
+        // the timed routes or the REST verbs are then not loaded at all (the direct: routes they call stay, for the
+        // one-shot commands). Loaded but stopped would not do: a stopped route makes GET /health DOWN, and a
+        // platform-http route cannot even be created without the admin endpoint's server.
+        List<String> notLoaded = new ArrayList<>();
+        if (!Boolean.parseBoolean(text(context, "relay.channel.enabled"))) {
+            notLoaded.add("netty:*");
+        }
+        if (!Boolean.parseBoolean(text(context, "relay.jobs.enabled"))) {
+            notLoaded.add("quartz:*");
+        }
+        if (!Boolean.parseBoolean(text(context, "relay.admin.enabled"))) {
+            notLoaded.add("rest:*");
+        }
+        if (!notLoaded.isEmpty()) {
+            context.getCamelContextExtension().getContextPlugin(Model.class).setRouteFilterPattern(null, String.join(",", notLoaded));
+        }
+    }
+
+    private static String text(CamelContext context, String key) {
+        return context.resolvePropertyPlaceholders("{{" + key + "}}");
+    }
+
+    private static long number(CamelContext context, String key) {
+        return Long.parseLong(text(context, key));
+    }
+
+    private static int integer(CamelContext context, String key) {
+        return Integer.parseInt(text(context, key));
+    }
+}

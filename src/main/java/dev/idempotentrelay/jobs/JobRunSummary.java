@@ -1,0 +1,82 @@
+package dev.idempotentrelay.jobs;
+
+import dev.idempotentrelay.ops.RelayMetrics;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+
+/**
+ * The end of one resolve, reprocess or purge run: its one-line summary becomes the body (what the one-shot
+ * command prints and the timed route logs), variable {@code rowsHandled} says how many rows it handled (the
+ * timed routes log only a run that handled one), and the run and its rows are counted in
+ * {@code relay_job_runs_total{job}} and {@code relay_job_rows_total{job,outcome}}. The outcomes of a resolve or
+ * reprocess run are the bodies its split collected (done, failed, kept, ...); a purge run's is the DELETE's
+ * update count. Bound once per job: {@code resolveSummary}, {@code reprocessSummary}, {@code purgeSummary}.
+ */
+public class JobRunSummary implements Processor {
+
+    private static final Map<String, List<String>> OUTCOMES = Map.of(
+            "resolve", List.of("done", "failed", "kept"),
+            "reprocess", List.of("done", "failed", "unknown", "skipped"),
+            "purge", List.of("deleted"));
+
+    private final RelayMetrics metrics;
+    private final String job;
+
+    public JobRunSummary(RelayMetrics metrics, String job) {
+        if (!OUTCOMES.containsKey(job)) {
+            throw new IllegalArgumentException("no such job: " + job);
+        }
+        this.metrics = metrics;
+        this.job = job;
+    }
+
+    @Override
+    public void process(Exchange exchange) {
+        Map<String, Integer> n = new TreeMap<>();
+        if (job.equals("purge")) {
+            n.put("deleted", exchange.getMessage().getHeader("CamelSqlUpdateCount", 0, Integer.class));
+        } else {
+            count(exchange.getMessage().getBody(List.class), n);
+        }
+        StringBuilder line = new StringBuilder(job).append(':');
+        String separator = " ";
+        for (String outcome : OUTCOMES.get(job)) {
+            line.append(separator).append(n.getOrDefault(outcome, 0)).append(' ').append(outcome);
+            separator = ", ";
+        }
+        int handled = n.values().stream().mapToInt(Integer::intValue).sum();
+        Integer stale = exchange.getVariable("staleCount", Integer.class);
+        if (job.equals("resolve") && stale != null && stale > 0) {
+            line.append(", ").append(stale).append(" stale SENT made UNKNOWN");
+            metrics.jobRows(job, "stale-sent-made-unknown", stale);
+            handled += stale;
+        }
+        n.forEach((outcome, count) -> {
+            if (!OUTCOMES.get(job).contains(outcome)) {
+                line.append(", ").append(count).append(' ').append(outcome);
+            }
+            if (count > 0) {
+                metrics.jobRows(job, outcome, count);
+            }
+        });
+        metrics.jobRun(job);
+        exchange.setVariable("rowsHandled", handled);
+        exchange.getMessage().setBody(line.toString());
+    }
+
+    /** Outcomes by name; the rows of a run that handled nothing are maps, not outcomes, and count as none. */
+    private static void count(List<?> outcomes, Map<String, Integer> n) {
+        if (outcomes == null) {
+            return;
+        }
+        for (Object outcome : outcomes) {
+            if (outcome instanceof Map) {
+                continue;
+            }
+            n.merge(outcome instanceof String ? (String) outcome : "error", 1, Integer::sum);
+        }
+    }
+}
