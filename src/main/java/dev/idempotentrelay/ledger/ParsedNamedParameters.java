@@ -15,7 +15,8 @@ import org.apache.camel.component.sql.DefaultSqlPrepareStatementStrategy;
 /**
  * camel-sql's named parameters ({@code :#name} in the SQL files), parsed once per statement instead of by
  * regular expressions on every call: the {@code ?} form of the statement and the order of its names are kept.
- * A name is looked up as camel-sql does: in the body when it is a map, then the headers, then the variables.
+ * A name is looked up in the body when it is a map, then the headers, then the variables (camel-sql also tries
+ * to convert any other body to a map, which this does not).
  * A statement with Simple expressions ({@code :#${...}}) or IN lists goes to camel-sql's own strategy.
  */
 public class ParsedNamedParameters extends DefaultSqlPrepareStatementStrategy {
@@ -41,8 +42,9 @@ public class ParsedNamedParameters extends DefaultSqlPrepareStatementStrategy {
             return super.createPopulateIterator(query, preparedQuery, expectedParams, exchange, value);
         }
         List<Object> values = new ArrayList<>(parsed.names().size());
-        Map<?, ?> body = value instanceof Map<?, ?> map ? map
-                : value == null ? Map.of() : exchange.getContext().getTypeConverter().tryConvertTo(Map.class, exchange, value);
+        // only a body that is a map names parameters: on the channel path the body is the telegram's bytes, and a
+        // conversion attempt of those to a map on every statement costs a type-converter miss each time
+        Map<?, ?> body = value instanceof Map<?, ?> map ? map : Map.of();
         for (String name : parsed.names()) {
             values.add(lookup(name, body, exchange, query));
         }
