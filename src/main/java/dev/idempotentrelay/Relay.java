@@ -1,7 +1,7 @@
 package dev.idempotentrelay;
 
 import dev.idempotentrelay.core.CoreSimulator;
-import dev.idempotentrelay.ledger.GroupCommitDataSource;
+import dev.idempotentrelay.ledger.LedgerDialect;
 import dev.idempotentrelay.ledger.LedgerSchema;
 import dev.idempotentrelay.ops.AdminHttpServer;
 import dev.idempotentrelay.wire.ConnectionGate;
@@ -66,12 +66,17 @@ public final class Relay implements AutoCloseable {
     @Override
     public void close() {
         AutoCloseable ledger = main.getCamelContext() == null ? null
-                : main.getCamelContext().getRegistry().lookupByNameAndType("ledger", GroupCommitDataSource.class);
+                : main.getCamelContext().getRegistry().lookupByNameAndType("ledger", AutoCloseable.class);
+        AutoCloseable pool = main.getCamelContext() == null ? null
+                : main.getCamelContext().getRegistry().lookupByNameAndType("ledgerPool", AutoCloseable.class);
         try {
             drainChannels();
             main.stop();
             if (ledger != null) {
                 ledger.close();
+            }
+            if (pool != null && pool != ledger) {
+                pool.close();
             }
         } catch (Exception e) {
             throw new IllegalStateException("the ledger did not close: " + e.getMessage(), e);
@@ -111,7 +116,7 @@ public final class Relay implements AutoCloseable {
     private void prepare(CamelContext context) {
         DataSource ledger = context.getRegistry().lookupByNameAndType("ledger", DataSource.class);
         try {
-            LedgerSchema.apply(ledger);
+            LedgerSchema.apply(ledger, context.getRegistry().lookupByNameAndType("ledgerDialect", LedgerDialect.class));
         } catch (Exception e) {
             throw new LedgerUnusableException(context.resolvePropertyPlaceholders("{{relay.db}}"), e);
         }

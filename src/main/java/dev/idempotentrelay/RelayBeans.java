@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotentrelay.core.CoreConnectionManager;
 import dev.idempotentrelay.jobs.JobRunSummary;
 import dev.idempotentrelay.ledger.GroupCommitDataSource;
-import dev.idempotentrelay.ledger.LedgerClock;
+import dev.idempotentrelay.ledger.LedgerDialect;
 import dev.idempotentrelay.ledger.LedgerRowView;
 import dev.idempotentrelay.ledger.LedgerSqlComponent;
 import dev.idempotentrelay.ops.AccountMaskingFormatter;
@@ -28,6 +28,7 @@ import dev.idempotentrelay.wire.FrameEncoder;
 import dev.idempotentrelay.wire.IdleConnectionCloserFactory;
 import java.util.ArrayList;
 import java.util.List;
+import javax.sql.DataSource;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.model.Model;
@@ -63,18 +64,40 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("coreAnswerReader", new CoreAnswerReader());
         beans.bind("telegramReply", new TelegramReply());
 
-        // the ledger: a SQLite pool, its writes committed together (group commit), on the relay's sql: component
+        // the ledger: SQLite (a pool, its writes committed together by group commit) or PostgreSQL (a plain pool,
+        // shared by any number of relays), on the relay's sql: component; the database's own clock for the SQL files
+        LedgerDialect dialect = LedgerDialect.of(text(context, "relay.db"));
+        dialect.clock().forEach(context.getPropertiesComponent()::addInitialProperty);
         HikariDataSource pool = new HikariDataSource();
-        pool.setJdbcUrl(text(context, "relay.db.jdbc-url"));
-        pool.setMaximumPoolSize(integer(context, "relay.db.pool-size"));
         pool.setPoolName("ledger");
+        pool.setMaximumPoolSize(integer(context, dialect == LedgerDialect.POSTGRESQL ? "relay.db.postgresql.pool-size" : "relay.db.pool-size"));
+        // a ledger that does not answer: a claim waits at most this long for a connection, then is E902
+        pool.setConnectionTimeout(number(context, "relay.db.connect-wait-ms"));
+        pool.setInitializationFailTimeout(-1);
+        DataSource ledger;
+        if (dialect == LedgerDialect.POSTGRESQL) {
+            pool.setJdbcUrl(text(context, "relay.db"));
+            String user = text(context, "relay.db.user");
+            if (!user.isBlank()) {
+                pool.setUsername(user);
+            }
+            // the password only from the environment: never a property, a flag or a log line
+            String password = System.getenv("RELAY_DB_PASSWORD");
+            if (password != null) {
+                pool.setPassword(password);
+            }
+            ledger = pool;
+        } else {
+            pool.setJdbcUrl(text(context, "relay.db.sqlite-url"));
+            GroupCommitDataSource groupCommit = new GroupCommitDataSource();
+            groupCommit.setReads(pool);
+            groupCommit.setGroupCommit(Boolean.parseBoolean(text(context, "relay.db.group-commit")));
+            ledger = groupCommit;
+        }
         beans.bind("ledgerPool", pool);
-        GroupCommitDataSource ledger = new GroupCommitDataSource();
-        ledger.setReads(pool);
-        ledger.setGroupCommit(Boolean.parseBoolean(text(context, "relay.db.group-commit")));
         beans.bind("ledger", ledger);
+        beans.bind("ledgerDialect", dialect);
         beans.bind("sql", new LedgerSqlComponent());
-        beans.bind("ledgerClock", new LedgerClock());
 
         // the core: pooled connections, each checked before reuse so that a core gone down is E902, not E901
         CoreConnectionManager core = new CoreConnectionManager();

@@ -10,27 +10,51 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
-/** Applies {@code schema.sql} (from the classpath) to the ledger: statement by statement, harmless twice. */
+/**
+ * Applies the dialect's schema file (from the classpath: {@code schema.sql} for SQLite, {@code schema-postgresql.sql})
+ * to the ledger: statement by statement, harmless twice. On PostgreSQL all of it runs in one transaction that first
+ * takes a transaction-scoped advisory lock, so that relays starting at the same moment on an empty database apply it
+ * one after the other ({@code CREATE TABLE IF NOT EXISTS} alone races there: duplicate key in pg_type).
+ */
 public final class LedgerSchema {
 
-    private static final String RESOURCE = "schema.sql";
+    /** The advisory lock of the schema: any number, the same in every relay. */
+    private static final long SCHEMA_LOCK = 0x1d3e_7e1a_7L;
 
     private LedgerSchema() {
     }
 
-    public static void apply(DataSource ledger) throws SQLException, IOException {
+    public static void apply(DataSource ledger, LedgerDialect dialect) throws SQLException, IOException {
+        List<String> statements = statements(dialect.schema());
         try (Connection connection = ledger.getConnection(); Statement statement = connection.createStatement()) {
-            for (String sql : statements()) {
-                statement.execute(sql);
+            if (dialect != LedgerDialect.POSTGRESQL) {
+                for (String sql : statements) {
+                    statement.execute(sql);
+                }
+                return;
+            }
+            boolean autoCommit = connection.getAutoCommit();
+            connection.setAutoCommit(false);
+            try {
+                statement.execute("SELECT pg_advisory_xact_lock(" + SCHEMA_LOCK + ")");
+                for (String sql : statements) {
+                    statement.execute(sql);
+                }
+                connection.commit();
+            } catch (SQLException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(autoCommit);
             }
         }
     }
 
-    static List<String> statements() throws IOException {
+    static List<String> statements(String resource) throws IOException {
         String text;
-        try (InputStream in = LedgerSchema.class.getClassLoader().getResourceAsStream(RESOURCE)) {
+        try (InputStream in = LedgerSchema.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IOException(RESOURCE + " is not on the classpath");
+                throw new IOException(resource + " is not on the classpath");
             }
             text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }

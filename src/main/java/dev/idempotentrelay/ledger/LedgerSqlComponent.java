@@ -1,14 +1,24 @@
 package dev.idempotentrelay.ledger;
 
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.camel.Endpoint;
 import org.apache.camel.component.sql.DefaultSqlEndpoint;
 import org.apache.camel.component.sql.SqlComponent;
+import org.apache.camel.component.sql.SqlEndpoint;
+import org.apache.camel.component.sql.SqlHelper;
+import org.apache.camel.support.ResourceHelper;
 
 /**
- * The {@code sql:} component of the relay: camel-sql, with {@link ParsedNamedParameters} on every endpoint
- * that does not name a strategy of its own, so that the SQL files keep their {@code :#name} parameters and
- * the routes their plain {@code sql:classpath:sql/...} URIs.
+ * The {@code sql:} component of the relay: camel-sql, with two additions on every endpoint, so that the routes keep
+ * their plain {@code sql:classpath:sql/...} URIs and the SQL files one text for both databases:
+ * <ul>
+ * <li>property placeholders in a SQL file are resolved when the endpoint is made (the database's clock,
+ * {@code {{relay.ledger.now}}} and the like, from {@link LedgerDialect}); camel-sql itself resolves them only in
+ * the URI;</li>
+ * <li>{@link ParsedNamedParameters} on every endpoint that does not name a strategy of its own.</li>
+ * </ul>
  */
 public class LedgerSqlComponent extends SqlComponent {
 
@@ -17,6 +27,15 @@ public class LedgerSqlComponent extends SqlComponent {
     @Override
     protected Endpoint createEndpoint(String uri, String remaining, Map<String, Object> parameters) throws Exception {
         Endpoint endpoint = super.createEndpoint(uri, remaining, parameters);
+        if (endpoint instanceof SqlEndpoint sql && ResourceHelper.hasScheme(sql.getQuery())) {
+            String text;
+            try (InputStream in = ResourceHelper.resolveMandatoryResourceAsInputStream(getCamelContext(), sql.getQuery())) {
+                text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+            // the placeholders first (their SQL may hold :#name parameters), then what camel-sql does to a file's text
+            text = getCamelContext().resolvePropertyPlaceholders(text);
+            sql.setQuery(SqlHelper.resolvePlaceholders(text, sql.isUsePlaceholder() ? sql.getPlaceholder() : null));
+        }
         if (endpoint instanceof DefaultSqlEndpoint sql && sql.getPrepareStatementStrategy() == null) {
             sql.setPrepareStatementStrategy(namedParameters);
         }

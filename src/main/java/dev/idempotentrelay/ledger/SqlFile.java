@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * A named SQL file of {@code sql/} read from the classpath for plain JDBC: the same statement the routes run
@@ -27,6 +28,11 @@ public record SqlFile(String name, String jdbc, List<String> parameters) {
             text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+        // comment lines go, as camel-sql drops them: their text may name parameters
+        text = text.lines().filter(line -> !line.strip().startsWith("--")).collect(Collectors.joining("\n"));
+        if (text.contains("{{")) {
+            throw new IllegalStateException(resource + " uses property placeholders: run it through the sql: component");
         }
         List<String> parameters = new ArrayList<>();
         Matcher m = PARAMETER.matcher(text);

@@ -45,7 +45,7 @@ class GroupCommitDataSourceTest {
         pool.setConnectionTimeout(1_000);
         ledger = new GroupCommitDataSource();
         ledger.setReads(pool);
-        LedgerSchema.apply(ledger);
+        LedgerSchema.apply(ledger, LedgerDialect.SQLITE);
     }
 
     @AfterEach

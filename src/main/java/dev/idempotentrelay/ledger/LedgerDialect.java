@@ -1,0 +1,48 @@
+package dev.idempotentrelay.ledger;
+
+import java.util.Map;
+
+/**
+ * The two databases a ledger can live in, and all that differs between them: the schema file, and the SQL for the
+ * database's own clock that the named SQL files use as property placeholders ({@code {{relay.ledger.now}}},
+ * {@code {{relay.ledger.seconds-ago}}} with parameter {@code :#ageSeconds}, {@code {{relay.ledger.days-ago}}} with
+ * {@code :#ageDays}), always UTC text in SQLite's {@code datetime('now')} format. Every timestamp is written and
+ * every age measured on the database's clock, so that relays with skewed clocks sharing one ledger cannot resend
+ * or purge early (SPEC section 6). {@code relay.db} picks the dialect: a {@code jdbc:postgresql:} URL or a SQLite file.
+ */
+public enum LedgerDialect {
+
+    SQLITE("schema.sql", Map.of(
+            "relay.ledger.now", "strftime('%Y-%m-%d %H:%M:%S', 'now')",
+            "relay.ledger.seconds-ago", "strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || :#ageSeconds || ' seconds')",
+            "relay.ledger.days-ago", "strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || :#ageDays || ' days')")),
+
+    POSTGRESQL("schema-postgresql.sql", Map.of(
+            "relay.ledger.now", "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')",
+            "relay.ledger.seconds-ago", "to_char(now() AT TIME ZONE 'UTC' - make_interval(secs => :#ageSeconds), 'YYYY-MM-DD HH24:MI:SS')",
+            "relay.ledger.days-ago", "to_char(now() AT TIME ZONE 'UTC' - make_interval(days => :#ageDays), 'YYYY-MM-DD HH24:MI:SS')"));
+
+    public static final String POSTGRESQL_PREFIX = "jdbc:postgresql:";
+
+    private final String schema;
+    private final Map<String, String> clock;
+
+    LedgerDialect(String schema, Map<String, String> clock) {
+        this.schema = schema;
+        this.clock = clock;
+    }
+
+    public static LedgerDialect of(String db) {
+        return db.startsWith(POSTGRESQL_PREFIX) ? POSTGRESQL : SQLITE;
+    }
+
+    /** The schema file on the classpath. */
+    public String schema() {
+        return schema;
+    }
+
+    /** The SQL of the database's clock, by the property placeholder the SQL files use. */
+    public Map<String, String> clock() {
+        return clock;
+    }
+}
