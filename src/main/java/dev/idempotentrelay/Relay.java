@@ -144,7 +144,7 @@ public final class Relay implements AutoCloseable {
     /** The ledger file cannot be opened, created or brought to the schema. */
     public static class LedgerUnusableException extends RuntimeException {
         LedgerUnusableException(String db, Exception cause) {
-            super("cannot use ledger " + db + ": " + rootMessage(cause), cause);
+            super("cannot use ledger " + LedgerDialect.describe(db) + ": " + rootMessage(cause), cause);
         }
     }
 

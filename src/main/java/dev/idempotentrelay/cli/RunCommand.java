@@ -1,6 +1,7 @@
 package dev.idempotentrelay.cli;
 
 import dev.idempotentrelay.Relay;
+import dev.idempotentrelay.ledger.LedgerDialect;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -53,7 +54,7 @@ final class RunCommand {
             stopped.countDown();
         }, "relay-shutdown"));
         System.out.println("idempotent-relay: listening on port " + relay.context().resolvePropertyPlaceholders("{{relay.port}}")
-                + ", ledger " + relay.context().resolvePropertyPlaceholders("{{relay.db}}")
+                + ", ledger " + LedgerDialect.describe(relay.context().resolvePropertyPlaceholders("{{relay.db}}"))
                 + ", core " + relay.context().resolvePropertyPlaceholders("{{relay.core.url}}")
                 + ", admin http://" + relay.context().resolvePropertyPlaceholders("{{relay.admin.host}}:{{relay.admin.port}}"));
         try {

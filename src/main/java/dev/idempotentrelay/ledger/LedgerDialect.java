@@ -36,6 +36,11 @@ public enum LedgerDialect {
         return db.startsWith(POSTGRESQL_PREFIX) ? POSTGRESQL : SQLITE;
     }
 
+    /** The ledger as a log line or message may name it: a password= parameter of a JDBC URL is left out. */
+    public static String describe(String db) {
+        return db.replaceAll("(?i)([?&;]password=)[^&;]*", "$1***");
+    }
+
     /** The schema file on the classpath. */
     public String schema() {
         return schema;

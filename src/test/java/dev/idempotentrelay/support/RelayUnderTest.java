@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * The relay started in this JVM the way {@code run} starts it, loading the YAML routes from the
- * repository's {@code routes/} folder, on a SQLite file and a free loopback port, with no timed jobs, and its
+ * repository's {@code routes/} folder, on a SQLite file (or the ledger of {@link #onLedger}) and a free loopback port, with no timed jobs, and its
  * admin endpoint on another free port.
  */
 public final class RelayUnderTest implements AutoCloseable {
@@ -23,11 +23,16 @@ public final class RelayUnderTest implements AutoCloseable {
         this.port = port;
         this.adminPort = adminPort;
         this.db = db;
-        this.ledger = new LedgerFile(db);
+        this.ledger = db == null ? null : new LedgerFile(db);
     }
 
     public static Builder on(Path db, String coreUrl) {
-        return new Builder(db, coreUrl);
+        return new Builder(db, db.toString(), coreUrl);
+    }
+
+    /** A relay on a ledger given by its relay.db value, such as a PostgreSQL database's JDBC URL. */
+    public static Builder onLedger(String db, String coreUrl) {
+        return new Builder(null, db, coreUrl);
     }
 
     public Relay relay() {
@@ -48,9 +53,9 @@ public final class RelayUnderTest implements AutoCloseable {
         private final Path db;
         private final Map<String, String> properties = new HashMap<>();
 
-        private Builder(Path db, String coreUrl) {
+        private Builder(Path db, String ledger, String coreUrl) {
             this.db = db;
-            properties.put("relay.db", db.toString());
+            properties.put("relay.db", ledger);
             properties.put("relay.core.url", coreUrl);
             properties.put("relay.host", "127.0.0.1");
             properties.put("relay.jobs.enabled", "false");

@@ -1,0 +1,138 @@
+package dev.idempotentrelay.support;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+/**
+ * A real PostgreSQL server for the tests, started from the machine's own server binaries (Debian's package
+ * {@code postgresql}, which {@code .ci/run} installs): initdb into a temporary folder, then pg_ctl on a free loopback
+ * port, fsync on (the default), trust authentication for user postgres. As root (as CI runs) it runs the server as
+ * the user postgres, since initdb refuses root. {@link #shared()} is one server for the whole test JVM, each test
+ * taking a new database of it; {@link #start()} is a server of the test's own, that it may stop and start again.
+ */
+public final class Postgres implements AutoCloseable {
+
+    private static final AtomicInteger DATABASES = new AtomicInteger();
+    private static Postgres shared;
+
+    private final Path bin;
+    private final Path dir;
+    public final int port;
+
+    private Postgres(Path bin, Path dir, int port) {
+        this.bin = bin;
+        this.dir = dir;
+        this.port = port;
+    }
+
+    /** The server of this test JVM, started on first use and stopped when the JVM exits. */
+    public static synchronized Postgres shared() throws Exception {
+        if (shared == null) {
+            shared = start();
+            Postgres server = shared;
+            Runtime.getRuntime().addShutdownHook(new Thread(server::close));
+        }
+        return shared;
+    }
+
+    /** A new server of the caller's own. */
+    public static Postgres start() throws Exception {
+        Path bin = binaries();
+        Path dir = Files.createTempDirectory("relay-pg");
+        Postgres server = new Postgres(bin, dir, Ports.free());
+        if (isRoot()) {
+            run(List.of("chown", "-R", "postgres:postgres", dir.toString()));
+        }
+        server.pg(List.of(bin.resolve("initdb").toString(), "-D", dir.resolve("data").toString(), "-A", "trust", "-U", "postgres",
+                "--no-sync", "-E", "UTF8"));
+        server.startServer();
+        return server;
+    }
+
+    /** A JDBC URL of a database of its own on this server, created empty. */
+    public String newDatabase() throws SQLException {
+        String name = "ledger_" + ProcessHandle.current().pid() + "_" + DATABASES.incrementAndGet();
+        try (Connection c = DriverManager.getConnection(url("postgres")); Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE " + name);
+        }
+        return url(name);
+    }
+
+    public String url(String database) {
+        return "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?user=postgres";
+    }
+
+    /** Stops the server fast (open connections are cut, as a crash or failover would), keeping its data. */
+    public void stopServer() throws Exception {
+        pg(List.of(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-m", "fast", "-w", "stop"));
+    }
+
+    public void startServer() throws Exception {
+        pg(List.of(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-w", "-t", "60",
+                "-l", dir.resolve("server.log").toString(),
+                "-o", "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c max_connections=200", "start"));
+    }
+
+    @Override
+    public void close() {
+        try {
+            stopServer();
+        } catch (Exception e) {
+            // already stopped
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a temporary folder
+        }
+    }
+
+    private void pg(List<String> command) throws Exception {
+        List<String> argv = new ArrayList<>();
+        if (isRoot()) {
+            argv.addAll(List.of("runuser", "-u", "postgres", "--"));
+        }
+        argv.addAll(command);
+        run(argv);
+    }
+
+    private static void run(List<String> argv) throws Exception {
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException(String.join(" ", argv) + " failed: " + out);
+        }
+    }
+
+    private static boolean isRoot() {
+        return "root".equals(System.getProperty("user.name"));
+    }
+
+    /** The newest PostgreSQL server binaries on this machine. */
+    private static Path binaries() throws IOException {
+        Path root = Path.of("/usr/lib/postgresql");
+        if (Files.isDirectory(root)) {
+            try (Stream<Path> versions = Files.list(root)) {
+                Path newest = versions.filter(v -> Files.isExecutable(v.resolve("bin/initdb")))
+                        .max(Comparator.comparing(v -> Integer.parseInt(v.getFileName().toString().replaceAll("\\D", "0"))))
+                        .orElse(null);
+                if (newest != null) {
+                    return newest.resolve("bin");
+                }
+            }
+        }
+        throw new IllegalStateException("the PostgreSQL tests need a PostgreSQL server's binaries under /usr/lib/postgresql"
+                + " (Debian: apt-get install postgresql; .ci/run installs it)");
+    }
+}
