@@ -24,28 +24,29 @@ final class LedgerCommand {
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
     private static final Pattern GUID = Pattern.compile("[0-9A-Za-z]{32}");
-    private static final String USAGE = "ledger: say show GUID, list --state S [--limit N], or stats; each takes [--db PATH]";
+    private static final String USAGE = "ledger: say show GUID, list --state S [--limit N], or stats; each takes [--db PATH] [--config FILE]";
+    private static final Set<String> FLAGS = Set.of("db", "config");
 
     private LedgerCommand() {
     }
 
-    static int run(String[] args) throws UsageException {
+    static int run(String[] args, Map<String, String> environment) throws UsageException {
         if (args.length < 2) {
             throw new UsageException(USAGE);
         }
         switch (args[1]) {
             case "show":
-                return show(args);
+                return show(args, environment);
             case "list":
-                return list(args);
+                return list(args, environment);
             case "stats":
-                return stats(args);
+                return stats(args, environment);
             default:
                 throw new UsageException("ledger: unknown subcommand '" + args[1] + "'; " + USAGE.substring("ledger: ".length()));
         }
     }
 
-    private static int show(String[] args) throws UsageException {
+    private static int show(String[] args, Map<String, String> environment) throws UsageException {
         if (args.length < 3 || args[2].startsWith("--")) {
             throw new UsageException("ledger show: say which GUID");
         }
@@ -53,7 +54,7 @@ final class LedgerCommand {
         if (!GUID.matcher(guid).matches()) {
             throw new UsageException("ledger show: a GUID is 32 letters and digits, not '" + guid + "'");
         }
-        Path db = db("ledger show", Flags.parse("ledger show", args, 3, Set.of("db"), Set.of()));
+        Path db = db("ledger show", Flags.parse("ledger show", args, 3, FLAGS, Set.of()), environment);
         Map<String, Object> row;
         try (LedgerReader ledger = open("ledger show", db)) {
             row = ledger.row(guid);
@@ -61,7 +62,7 @@ final class LedgerCommand {
             throw unreadable("ledger show", db, e);
         }
         if (row == null) {
-            System.err.println("idempotent-relay: ledger show: no row for guid " + guid + " in " + db);
+            ErrorLine.print("ledger show: no row for guid " + guid + " in " + db);
             return 1;
         }
         Map<String, Object> fields = new LinkedHashMap<>();
@@ -73,8 +74,8 @@ final class LedgerCommand {
         return 0;
     }
 
-    private static int list(String[] args) throws UsageException {
-        Flags flags = Flags.parse("ledger list", args, 2, Set.of("db", "state", "limit"), Set.of());
+    private static int list(String[] args, Map<String, String> environment) throws UsageException {
+        Flags flags = Flags.parse("ledger list", args, 2, Set.of("db", "config", "state", "limit"), Set.of());
         String state = flags.required("ledger list", "state");
         if (!STATES.contains(state)) {
             throw new UsageException("ledger list: --state must be one of " + String.join(", ", STATES) + ", not '" + state + "'");
@@ -83,7 +84,7 @@ final class LedgerCommand {
         if (limit > MAX_LIMIT) {
             throw new UsageException("ledger list: --limit must be at most " + MAX_LIMIT + ", not " + limit);
         }
-        Path db = db("ledger list", flags);
+        Path db = db("ledger list", flags, environment);
         List<Map<String, Object>> rows;
         try (LedgerReader ledger = open("ledger list", db)) {
             rows = ledger.list(state, (int) limit);
@@ -99,8 +100,8 @@ final class LedgerCommand {
         return 0;
     }
 
-    private static int stats(String[] args) throws UsageException {
-        Path db = db("ledger stats", Flags.parse("ledger stats", args, 2, Set.of("db"), Set.of()));
+    private static int stats(String[] args, Map<String, String> environment) throws UsageException {
+        Path db = db("ledger stats", Flags.parse("ledger stats", args, 2, FLAGS, Set.of()), environment);
         List<Map<String, Object>> counts;
         try (LedgerReader ledger = open("ledger stats", db)) {
             counts = ledger.countByState();
@@ -126,9 +127,19 @@ final class LedgerCommand {
         return 0;
     }
 
-    /** The ledger file of --db (relay.db by default), which must exist: no command but run creates one. */
-    static Path db(String command, Flags flags) throws UsageException {
-        Path db = Path.of(flags.get("db", "relay.db"));
+    /** The ledger file of --db, RELAY_DB or relay.db in --config (relay.db by default), which must exist. */
+    private static Path db(String command, Flags flags, Map<String, String> environment) throws UsageException {
+        Settings settings = Settings.load(command, flags, environment);
+        if (flags.has("db")) {
+            settings.flag("db", RelayProperty.DB.key, flags.get("db", null));
+        }
+        settings.check(command, List.of(RelayProperty.DB));
+        return existingLedger(command, settings);
+    }
+
+    /** The ledger file of {@code settings}, which must exist: no command but run creates one. */
+    static Path existingLedger(String command, Settings settings) throws UsageException {
+        Path db = Path.of(settings.get(RelayProperty.DB));
         if (!Files.isRegularFile(db)) {
             throw new UsageException(command + ": no ledger at " + db + " (the relay creates it on its first start)");
         }
@@ -143,7 +154,12 @@ final class LedgerCommand {
         }
     }
 
+    /** One line: busy (another process holds the ledger's lock past the busy timeout), or the deepest cause. */
     private static UsageException unreadable(String command, Path db, SQLException e) {
+        if (LedgerReader.isBusy(e)) {
+            return new UsageException(command + ": ledger " + db + " is busy: another process holds its lock (waited "
+                    + LedgerReader.BUSY_TIMEOUT_MS / 1000 + " s); try again");
+        }
         return new UsageException(command + ": cannot read ledger " + db + ": " + Relay.rootMessage(e));
     }
 
