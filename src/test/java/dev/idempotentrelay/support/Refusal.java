@@ -38,6 +38,10 @@ public final class Refusal {
         assertRefused(line, process.exitCode(), process.output(), process.errors());
     }
 
+    public static String assertRefusedStarting(String start, JarProcess process) throws InterruptedException {
+        return assertRefusedStarting(start, process.exitCode(), process.output(), process.errors());
+    }
+
     /** No line of a stack trace ("\tat ...") and no exception's name on stdout or stderr. */
     public static void assertNoStackTrace(List<String> out, List<String> err) {
         List<String> all = new ArrayList<>(out);
