@@ -33,10 +33,14 @@ class UsageTest {
     }
 
     @Test
-    void everyErrorLineStartsWithTheProgramAndTheCommand() {
+    void everyErrorLineStartsWithTheProgramAndTheCommand() throws Exception {
         assertRefused("idempotent-relay: deploy: unknown command (run, resolve, reprocess, purge, core-sim, send, ledger, bench)",
                 OneShot.run("deploy"));
         assertRefused("idempotent-relay: core-sim: unknown flag --colour", OneShot.run("core-sim", "--colour", "blue"));
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
+            assertRefused("idempotent-relay: core-sim: port " + taken.getLocalPort() + " is already in use (core simulator)",
+                    OneShot.run("core-sim", "--port", Integer.toString(taken.getLocalPort())));
+        }
         assertRefused("idempotent-relay: bench: --resend-ratio must be a number from 0 to 1, not '2'",
                 OneShot.run("bench", "--resend-ratio", "2"));
         assertRefused("idempotent-relay: purge: --days is required (or relay.purge.days in --config FILE, or RELAY_PURGE_DAYS)",
