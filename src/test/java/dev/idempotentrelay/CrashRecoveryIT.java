@@ -79,9 +79,12 @@ class CrashRecoveryIT {
                 assertEquals("ok", ledger.queryString("PRAGMA integrity_check"), "after kill " + cycle);
             }
 
-            // the calls that the kills cut short: resolve asks the core about every stale SENT, never resends one
+            // the calls that the kills cut short: resolve asks the core about every stale SENT, never resends one; the
+            // shortest min-age and sent-stale-after it takes are 1 s, so it runs once the last claim is a second old
+            Await.until("the last SENT or UNKNOWN row is a second old", Duration.ofSeconds(10), () -> ledger.queryLong(
+                    "SELECT COUNT(*) FROM tx WHERE state IN ('SENT', 'UNKNOWN') AND updated_at > datetime('now', '-1 seconds')") == 0);
             JarProcess resolve = JarProcess.run(dir, "resolve", "--db", "ledger.db", "--core", core.url(),
-                    "--min-age", "0", "--sent-stale-after", "0");
+                    "--min-age", "1", "--sent-stale-after", "1");
             assertEquals(0, resolve.exitCode(), resolve.errors().toString());
             assertEquals(0, ledger.queryLong("SELECT COUNT(*) FROM tx WHERE state IN ('SENT', 'UNKNOWN')"), resolve.output().toString());
 

@@ -17,20 +17,78 @@ import dev.idempotentrelay.support.LedgerFile;
 import dev.idempotentrelay.support.Ports;
 import dev.idempotentrelay.support.Requests;
 import dev.idempotentrelay.telegram.Telegram;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The packaged jar, started as its own process from another folder, as a user runs it. */
+/** The packaged jar, copied alone into an empty folder and started there as its own process, as a user runs it. */
 class PackagedJarIT {
 
     private static final Duration START = Duration.ofSeconds(60);
+    /** What Camel says when a jar that its shading broke lacks a component, a language or a type converter. */
+    private static final List<String> MISSING_PIECES = List.of("No component found", "No language could be found",
+            "No type converter", "NoTypeConversionAvailable", "ClassNotFoundException", "NoClassDefFoundError");
 
     @TempDir
     Path dir;
+
+    @Test
+    void theJarAloneInAnEmptyFolderRunsTheRelayATransferAOneShotCommandAndTheLedgerCommand() throws Exception {
+        assertEquals(List.of(), names(dir));
+        JarProcess.copyInto(dir);
+        assertEquals(List.of(JarProcess.JAR_NAME), names(dir));
+        int port = Ports.free();
+        int corePort = Ports.free();
+        int adminPort = Ports.free();
+        String core = "http://localhost:" + corePort;
+        String guid = newGuid();
+        List<String> printed = new ArrayList<>();
+        try (JarProcess relay = JarProcess.start(dir, "run", "--core-sim", "--port", Integer.toString(port), "--core", core,
+                "--admin-port", Integer.toString(adminPort))) {
+            relay.awaitLine("listening on port " + port, START);
+            // the YAML routes of the jar, on netty, quartz and the REST DSL on platform-http-vertx
+            List<String> started = relay.output();
+            assertTrue(started.stream().anyMatch(l -> l.contains("Started receive-telegram (netty://tcp://0.0.0.0:" + port + ")")), started.toString());
+            assertTrue(started.stream().anyMatch(l -> l.contains("Started resolve-unknown (quartz://relay-jobs/resolve-unknown)")), started.toString());
+            assertTrue(started.stream().anyMatch(l -> l.contains("Started admin-api-health (rest://get:/health)")), started.toString());
+
+            // a transfer: netty, sql on the SQLite ledger, http to the core, jackson both ways
+            JarProcess send = JarProcess.run(dir, "send", "--port", Integer.toString(port), "--guid", guid, "--from", Requests.FROM,
+                    "--to", Requests.TO, "--amount", "10000", "--memo", "lunch money", "--channel", "MOB1");
+            assertEquals(0, send.exitCode(), send.errors().toString());
+            assertTrue(send.output().contains("rsp_code      0000"), send.output().toString());
+
+            // a one-shot command and the ledger command, on the ledger the relay is using (relay.db in that folder)
+            JarProcess resolve = JarProcess.run(dir, "resolve", "--db", "relay.db", "--core", core, "--min-age", "1");
+            assertEquals(0, resolve.exitCode(), resolve.errors().toString());
+            assertEquals(List.of("resolve: 0 done, 0 failed, 0 kept"), resolve.output());
+            JarProcess stats = JarProcess.run(dir, "ledger", "stats");
+            assertEquals(0, stats.exitCode(), stats.errors().toString());
+            assertTrue(stats.output().stream().anyMatch(l -> l.matches("DONE +1 .*")), stats.output().toString());
+
+            // the admin endpoint: health checks (camel-health), metrics, a ledger row as JSON, the routes as YAML
+            AdminClient admin = new AdminClient("http://127.0.0.1:" + adminPort);
+            assertEquals("UP", admin.json("/health", 200).get("status").asText());
+            assertEquals(1, admin.metric("relay_replies_total{code=\"0000\"}"));
+            assertEquals("DONE", admin.json("/ledger/" + guid, 200).get("state").asText());
+            assertTrue(admin.routes().get("routes").size() > 0);
+            relay.terminate();
+            for (JarProcess process : List.of(relay, send, resolve, stats)) {
+                printed.addAll(process.output());
+                printed.addAll(process.errors());
+            }
+        }
+        for (String missing : MISSING_PIECES) {
+            assertTrue(printed.stream().noneMatch(l -> l.contains(missing)), missing + ": " + printed);
+        }
+        assertTrue(printed.stream().noneMatch(l -> l.contains(" ERROR ") || l.contains(" WARN ")), printed.toString());
+    }
 
     @Test
     void demoAnswersSendWith0000AndTheSameSendAgainGetsTheIdenticalReply() throws Exception {
@@ -244,6 +302,12 @@ class PackagedJarIT {
         JarProcess noGuid = JarProcess.run(dir, "send", "--from", "A", "--to", "B", "--amount", "1");
         assertEquals(2, noGuid.exitCode());
         assertEquals(List.of("idempotent-relay: send: --guid is required"), noGuid.errors());
+    }
+
+    private static List<String> names(Path folder) throws Exception {
+        try (Stream<Path> files = Files.list(folder)) {
+            return files.map(f -> f.getFileName().toString()).sorted().toList();
+        }
     }
 
     private static Channel waitForRelay(JarProcess relay, int port) throws Exception {

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.idempotentrelay.core.CoreSimulator;
 import dev.idempotentrelay.support.Await;
 import dev.idempotentrelay.support.Channel;
+import dev.idempotentrelay.support.OneShot;
 import dev.idempotentrelay.support.CoreClient;
 import dev.idempotentrelay.support.Ports;
 import dev.idempotentrelay.support.Postgres;
@@ -299,5 +300,31 @@ class SeveralRelaysOneLedgerTest {
             relays.forEach(RelayUnderTest::close);
             relays.clear();
         }
+    }
+
+    @Test
+    void theLedgerAndOneShotCommandsTakeThePostgresqlUrl() throws Exception {
+        RelayUnderTest a = relay(core.url());
+        String guid = newGuid();
+        assertEquals("0000", Telegram.rspCode(send(a, transfer(guid))));
+        String url = ledger.substring(0, ledger.indexOf('?'));
+        OneShot show = OneShot.run("ledger", "show", guid, "--db", url, "--db-user", "postgres");
+        assertEquals(0, show.exitCode, show.toString());
+        assertTrue(show.out.stream().anyMatch(l -> l.matches("state\\s+DONE")), show.toString());
+        OneShot stats = OneShot.run("ledger", "stats", "--db", ledger);
+        assertEquals(0, stats.exitCode, stats.toString());
+        assertTrue(stats.out.stream().anyMatch(l -> l.matches("DONE\\s+1\\s+.*")), stats.toString());
+        OneShot resolve = OneShot.run("resolve", "--db", url, "--db-user", "postgres", "--core", core.url(), "--min-age", "1");
+        assertEquals(0, resolve.exitCode, resolve.toString());
+        assertEquals("resolve: 0 done, 0 failed, 0 kept", resolve.summary());
+        OneShot purge = OneShot.run("purge", "--db", ledger, "--days", "7");
+        assertEquals(0, purge.exitCode, purge.toString());
+        assertEquals("purge: 0 deleted", purge.summary());
+        // a database that is not there: one line naming it, without its password
+        OneShot missing = OneShot.run("ledger", "stats", "--db", url.replace("ledger_", "nothing_") + "?user=postgres&password=s3cret");
+        assertEquals(2, missing.exitCode, missing.toString());
+        assertEquals(1, missing.err.size(), missing.toString());
+        assertTrue(missing.err.get(0).startsWith("idempotent-relay: ledger stats: cannot read ledger jdbc:postgresql:"), missing.toString());
+        assertTrue(!missing.err.get(0).contains("s3cret"), missing.toString());
     }
 }

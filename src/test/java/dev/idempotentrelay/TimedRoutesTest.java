@@ -249,7 +249,8 @@ class TimedRoutesTest {
                 + " (the relay creates it on its first start)"), missing.err);
         OneShot noCore = OneShot.run("resolve", "--db", db().toString(), "--min-age", "60");
         assertEquals(2, noCore.exitCode);
-        assertEquals(List.of("idempotent-relay: resolve: --core is required"), noCore.err);
+        assertEquals(List.of("idempotent-relay: resolve: --core is required (or relay.core.url in --config FILE, or RELAY_CORE_URL)"),
+                noCore.err);
         OneShot badCap = OneShot.run("reprocess", "--db", db().toString(), "--core", "http://localhost:1", "--max-attempts", "0");
         assertEquals(2, badCap.exitCode);
         assertEquals(List.of("idempotent-relay: reprocess: --max-attempts must be a whole number of at least 1, not '0'"), badCap.err);

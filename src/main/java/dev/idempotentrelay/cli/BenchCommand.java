@@ -66,7 +66,7 @@ final class BenchCommand {
         try {
             bench = Bench.connect(new InetSocketAddress(host, port), connections, resendRatio);
         } catch (IOException e) {
-            System.err.println("bench: " + e.getMessage());
+            ErrorLine.print("bench: " + e.getMessage());
             return 1;
         }
         long start = System.nanoTime();
@@ -80,7 +80,7 @@ final class BenchCommand {
         double elapsedS = Math.max(0, System.nanoTime() - bench.measuredFrom()) / 1e9;
         bench.printSummary(warmupS, elapsedS);
         if (failure != null) {
-            System.err.println("bench: " + failure);
+            ErrorLine.print("bench: " + failure);
             return 1;
         }
         return 0;

@@ -2,6 +2,7 @@ package dev.idempotentrelay.cli;
 
 import dev.idempotentrelay.core.CoreSimulator;
 import java.io.IOException;
+import java.net.BindException;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 
@@ -18,6 +19,10 @@ final class CoreSimCommand {
         CoreSimulator simulator;
         try {
             simulator = CoreSimulator.start(port, slowMs);
+        } catch (BindException e) {
+            throw new UsageException(String.valueOf(e.getMessage()).contains("already in use")
+                    ? "core-sim: port " + port + " is already in use (core simulator)"
+                    : "core-sim: cannot listen on port " + port + ": " + e.getMessage());
         } catch (IOException e) {
             throw new UsageException("core-sim: cannot listen on port " + port + ": " + e.getMessage());
         }

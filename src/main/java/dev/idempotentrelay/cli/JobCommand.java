@@ -1,79 +1,88 @@
 package dev.idempotentrelay.cli;
 
+import static dev.idempotentrelay.cli.RelayProperty.ADMIN_ENABLED;
+import static dev.idempotentrelay.cli.RelayProperty.CHANNEL_ENABLED;
+import static dev.idempotentrelay.cli.RelayProperty.CORE_SIM_ENABLED;
+import static dev.idempotentrelay.cli.RelayProperty.CORE_URL;
+import static dev.idempotentrelay.cli.RelayProperty.DAYS;
+import static dev.idempotentrelay.cli.RelayProperty.DB;
+import static dev.idempotentrelay.cli.RelayProperty.DB_USER;
+import static dev.idempotentrelay.cli.RelayProperty.JOBS_ENABLED;
+import static dev.idempotentrelay.cli.RelayProperty.MAX_ATTEMPTS;
+import static dev.idempotentrelay.cli.RelayProperty.MIN_AGE;
+import static dev.idempotentrelay.cli.RelayProperty.SENT_STALE_AFTER;
+
 import dev.idempotentrelay.Relay;
 import java.sql.SQLException;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.camel.util.IOHelper;
 import org.apache.camel.util.ObjectHelper;
 
 /**
  * The one-shot commands {@code resolve}, {@code reprocess} and {@code purge}: the relay's own routes
  * (direct:run-resolve, direct:run-reprocess, direct:run-purge) run once, without the channel listener
- * or the timers, against a ledger that a running relay may be using at the same moment.
+ * or the timers, against a ledger that a running relay may be using at the same moment. Their settings come as
+ * {@code run}'s do: flags over RELAY_* variables over a --config file over application.properties.
  */
 final class JobCommand {
 
-    /** One command: its required and optional flags, and the route it runs once. */
-    private record Job(String name, List<String> required, List<String> optional, String route) {
+    /** One command: the properties it needs given (by a flag, a variable or --config), its optional flags, its route. */
+    private record Job(String name, List<RelayProperty> required, List<RelayProperty> optional, String route) {
     }
 
     private static final Map<String, Job> JOBS = Map.of(
-            "resolve", new Job("resolve", List.of("db", "core", "min-age"), List.of("sent-stale-after"), "direct:run-resolve"),
-            "reprocess", new Job("reprocess", List.of("db", "core", "max-attempts"), List.of(), "direct:run-reprocess"),
-            "purge", new Job("purge", List.of("db", "days"), List.of(), "direct:run-purge"));
+            "resolve", new Job("resolve", List.of(DB, CORE_URL, MIN_AGE), List.of(SENT_STALE_AFTER, DB_USER), "direct:run-resolve"),
+            "reprocess", new Job("reprocess", List.of(DB, CORE_URL, MAX_ATTEMPTS), List.of(DB_USER), "direct:run-reprocess"),
+            "purge", new Job("purge", List.of(DB, DAYS), List.of(DB_USER), "direct:run-purge"));
 
     private JobCommand() {
     }
 
-    static boolean isJob(String command) {
-        return JOBS.containsKey(command);
-    }
-
-    static int run(String[] args) throws UsageException {
+    static int run(String[] args, Map<String, String> environment) throws UsageException {
         Job job = JOBS.get(args[0]);
-        Map<String, String> properties = properties(job, args);
+        Settings settings = settings(job, args, environment);
         Relay relay;
         try {
-            relay = Relay.start(properties);
+            relay = Relay.start(settings.overrides());
         } catch (Exception e) {
-            throw new UsageException(job.name() + ": " + RunCommand.startFailure(e));
+            throw new UsageException(job.name() + ": " + RunCommand.startFailure(e, List.of()));
         }
         try (relay) {
             String summary = relay.context().createProducerTemplate().requestBody(job.route(), null, String.class);
             System.out.println(summary);
             return 0;
         } catch (Exception e) {
-            System.err.println("idempotent-relay: " + job.name() + ": the run failed: " + Relay.rootMessage(e));
+            ErrorLine.print(job.name() + ": the run failed: " + Relay.rootMessage(e));
             return ObjectHelper.getException(SQLException.class, e) != null ? 2 : 1;
         }
     }
 
-    static Map<String, String> properties(Job job, String[] args) throws UsageException {
-        Set<String> accepted = new java.util.HashSet<>(job.required());
-        accepted.addAll(job.optional());
+    private static Settings settings(Job job, String[] args, Map<String, String> environment) throws UsageException {
+        Set<String> accepted = new HashSet<>(Set.of("config"));
+        job.required().forEach(p -> accepted.add(p.flag));
+        job.optional().forEach(p -> accepted.add(p.flag));
         Flags flags = Flags.parse(job.name(), args, 1, accepted, Set.of());
-        for (String name : job.required()) {
-            flags.required(job.name(), name);
-        }
-        Map<String, String> properties = new LinkedHashMap<>();
-        properties.put("relay.channel.enabled", "false");
-        properties.put("relay.jobs.enabled", "false");
-        // a one-shot run serves no admin endpoint: the admin port belongs to the running relay
-        properties.put("relay.admin.enabled", "false");
+        Settings settings = Settings.load(job.name(), flags, environment);
         for (Map.Entry<String, String> flag : flags.all().entrySet()) {
-            String name = flag.getKey();
-            String value = flag.getValue();
-            if (RunCommand.MINIMUM.containsKey(name)) {
-                value = Long.toString(flags.number(job.name(), name, 0, RunCommand.MINIMUM.get(name)));
+            RelayProperty.ofFlag(flag.getKey()).ifPresent(p -> settings.flag(p.flag, p.key, flag.getValue()));
+        }
+        for (RelayProperty property : job.required()) {
+            if (!settings.given(property)) {
+                throw new UsageException(job.name() + ": --" + property.flag + " is required (or " + property.key
+                        + " in --config FILE, or " + IOHelper.normalizeEnvironmentVariable(property.key) + ")");
             }
-            properties.put(RunCommand.PROPERTY_OF.get(name), value);
         }
-        if (flags.has("core")) {
-            RunCommand.checkCoreUrl(job.name(), flags.get("core", null));
-        }
-        LedgerCommand.db(job.name(), flags);
-        return properties;
+        // a one-shot run serves no channel and no admin endpoint (their ports belong to the running relay), runs no
+        // timers and talks to the running core, never to a simulator of its own
+        settings.fix(CHANNEL_ENABLED.key, "false", job.name());
+        settings.fix(JOBS_ENABLED.key, "false", job.name());
+        settings.fix(ADMIN_ENABLED.key, "false", job.name());
+        settings.fix(CORE_SIM_ENABLED.key, "false", job.name());
+        settings.check(job.name(), List.of(RelayProperty.values()));
+        LedgerCommand.existingLedger(job.name(), settings);
+        return settings;
     }
 }

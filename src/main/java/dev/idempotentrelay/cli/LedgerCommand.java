@@ -1,6 +1,7 @@
 package dev.idempotentrelay.cli;
 
 import dev.idempotentrelay.Relay;
+import dev.idempotentrelay.ledger.LedgerDialect;
 import dev.idempotentrelay.ledger.LedgerReader;
 import dev.idempotentrelay.ledger.LedgerRowView;
 import dev.idempotentrelay.ledger.LedgerStates;
@@ -24,28 +25,29 @@ final class LedgerCommand {
 
     static final int DEFAULT_LIMIT = 100;
     private static final Pattern GUID = Pattern.compile(Telegram.GUID_PATTERN);
-    private static final String USAGE = "ledger: say show GUID, list --state S [--limit N], or stats; each takes [--db PATH]";
+    private static final String USAGE = "ledger: say show GUID, list --state S [--limit N], or stats; each takes [--db PATH|URL] [--db-user U] [--config FILE]";
+    private static final Set<String> FLAGS = Set.of("db", "db-user", "config");
 
     private LedgerCommand() {
     }
 
-    static int run(String[] args) throws UsageException {
+    static int run(String[] args, Map<String, String> environment) throws UsageException {
         if (args.length < 2) {
             throw new UsageException(USAGE);
         }
         switch (args[1]) {
             case "show":
-                return show(args);
+                return show(args, environment);
             case "list":
-                return list(args);
+                return list(args, environment);
             case "stats":
-                return stats(args);
+                return stats(args, environment);
             default:
                 throw new UsageException("ledger: unknown subcommand '" + args[1] + "'; " + USAGE.substring("ledger: ".length()));
         }
     }
 
-    private static int show(String[] args) throws UsageException {
+    private static int show(String[] args, Map<String, String> environment) throws UsageException {
         if (args.length < 3 || args[2].startsWith("--")) {
             throw new UsageException("ledger show: say which GUID");
         }
@@ -53,7 +55,7 @@ final class LedgerCommand {
         if (!GUID.matcher(guid).matches()) {
             throw new UsageException("ledger show: a GUID is 32 letters and digits, not '" + guid + "'");
         }
-        Path db = db("ledger show", Flags.parse("ledger show", args, 3, Set.of("db"), Set.of()));
+        Ledger db = db("ledger show", Flags.parse("ledger show", args, 3, FLAGS, Set.of()), environment);
         Map<String, Object> row;
         try (LedgerReader ledger = open("ledger show", db)) {
             row = ledger.row(guid);
@@ -61,7 +63,7 @@ final class LedgerCommand {
             throw unreadable("ledger show", db, e);
         }
         if (row == null) {
-            System.err.println("idempotent-relay: ledger show: no row for guid " + guid + " in " + db);
+            ErrorLine.print("ledger show: no row for guid " + guid + " in " + db);
             return 1;
         }
         Map<String, Object> fields = new LinkedHashMap<>();
@@ -73,8 +75,8 @@ final class LedgerCommand {
         return 0;
     }
 
-    private static int list(String[] args) throws UsageException {
-        Flags flags = Flags.parse("ledger list", args, 2, Set.of("db", "state", "limit"), Set.of());
+    private static int list(String[] args, Map<String, String> environment) throws UsageException {
+        Flags flags = Flags.parse("ledger list", args, 2, Set.of("db", "db-user", "config", "state", "limit"), Set.of());
         String state = flags.required("ledger list", "state");
         if (!LedgerStates.ALL.contains(state)) {
             throw new UsageException("ledger list: --state must be one of " + String.join(", ", LedgerStates.ALL) + ", not '" + state + "'");
@@ -83,7 +85,7 @@ final class LedgerCommand {
         if (limit > LedgerStates.LIST_LIMIT) {
             throw new UsageException("ledger list: --limit must be at most " + LedgerStates.LIST_LIMIT + ", not " + limit);
         }
-        Path db = db("ledger list", flags);
+        Ledger db = db("ledger list", flags, environment);
         List<Map<String, Object>> rows;
         try (LedgerReader ledger = open("ledger list", db)) {
             rows = ledger.list(state, (int) limit);
@@ -99,8 +101,8 @@ final class LedgerCommand {
         return 0;
     }
 
-    private static int stats(String[] args) throws UsageException {
-        Path db = db("ledger stats", Flags.parse("ledger stats", args, 2, Set.of("db"), Set.of()));
+    private static int stats(String[] args, Map<String, String> environment) throws UsageException {
+        Ledger db = db("ledger stats", Flags.parse("ledger stats", args, 2, FLAGS, Set.of()), environment);
         List<Map<String, Object>> counts;
         try (LedgerReader ledger = open("ledger stats", db)) {
             counts = ledger.countByState();
@@ -126,24 +128,54 @@ final class LedgerCommand {
         return 0;
     }
 
-    /** The ledger file of --db (relay.db by default), which must exist: no command but run creates one. */
-    static Path db(String command, Flags flags) throws UsageException {
-        Path db = Path.of(flags.get("db", "relay.db"));
-        if (!Files.isRegularFile(db)) {
-            throw new UsageException(command + ": no ledger at " + db + " (the relay creates it on its first start)");
+    /** A ledger as the ledger commands name it: a SQLite file, or a PostgreSQL URL and its user. */
+    record Ledger(String db, String user) {
+        @Override
+        public String toString() {
+            return LedgerDialect.describe(db);
         }
-        return db;
     }
 
-    private static LedgerReader open(String command, Path db) throws UsageException {
+    /** The ledger of --db, RELAY_DB or relay.db in --config (relay.db by default), which must exist. */
+    private static Ledger db(String command, Flags flags, Map<String, String> environment) throws UsageException {
+        Settings settings = Settings.load(command, flags, environment);
+        if (flags.has("db")) {
+            settings.flag("db", RelayProperty.DB.key, flags.get("db", null));
+        }
+        if (flags.has("db-user")) {
+            settings.flag("db-user", RelayProperty.DB_USER.key, flags.get("db-user", null));
+        }
+        settings.check(command, List.of(RelayProperty.DB));
+        existingLedger(command, settings);
+        return new Ledger(settings.get(RelayProperty.DB), settings.get(RelayProperty.DB_USER));
+    }
+
+    /**
+     * The ledger of {@code settings}, which must exist: no command but run creates one. A SQLite file is looked for
+     * here; a PostgreSQL database is asked when it is opened.
+     */
+    static void existingLedger(String command, Settings settings) throws UsageException {
+        String ledger = settings.get(RelayProperty.DB);
+        if (LedgerDialect.of(ledger) == LedgerDialect.SQLITE && !Files.isRegularFile(Path.of(ledger))) {
+            throw new UsageException(command + ": no ledger at " + ledger + " (the relay creates it on its first start)");
+        }
+    }
+
+    private static LedgerReader open(String command, Ledger db) throws UsageException {
         try {
-            return LedgerReader.open(db);
+            return LedgerDialect.of(db.db()) == LedgerDialect.POSTGRESQL ? LedgerReader.openDatabase(db.db(), db.user())
+                    : LedgerReader.open(Path.of(db.db()));
         } catch (SQLException e) {
             throw unreadable(command, db, e);
         }
     }
 
-    private static UsageException unreadable(String command, Path db, SQLException e) {
+    /** One line: busy (another process holds the ledger's lock past the busy timeout), or the deepest cause. */
+    private static UsageException unreadable(String command, Ledger db, SQLException e) {
+        if (LedgerReader.isBusy(e)) {
+            return new UsageException(command + ": ledger " + db + " is busy: another process holds its lock (waited "
+                    + LedgerReader.BUSY_TIMEOUT_MS / 1000 + " s); try again");
+        }
         return new UsageException(command + ": cannot read ledger " + db + ": " + Relay.rootMessage(e));
     }
 

@@ -1,29 +1,35 @@
 package dev.idempotentrelay.cli;
 
-import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 
 /** Entry point of {@code idempotent-relay.jar}: dispatches to the command named first (SPEC section 7). */
 public final class RelayCommand {
 
+    static final List<String> COMMANDS = List.of("run", "resolve", "reprocess", "purge", "core-sim", "send", "ledger", "bench");
+
     static final String USAGE = String.join("\n",
             "usage: java -jar idempotent-relay.jar COMMAND [flags]",
-            "  run        [--db PATH] [--port N] [--core URL] [--connect-timeout-ms N] [--read-timeout-ms N]",
-            "             [--routes DIR] [--no-jobs] [--every S] [--purge-every S] [--min-age S]",
-            "             [--sent-stale-after S] [--max-attempts N] [--days N] [--core-sim]",
+            "  run        [--config FILE] [--db PATH|URL] [--db-user U] [--port N] [--core URL] [--connect-timeout-ms N]",
+            "             [--read-timeout-ms N] [--routes DIR] [--no-jobs] [--every S] [--purge-every S]",
+            "             [--min-age S] [--sent-stale-after S] [--max-attempts N] [--days N] [--core-sim]",
             "             [--admin-port N] [--admin-host H] [--dump-routes]",
-            "  resolve    --db PATH --core URL --min-age S [--sent-stale-after S]",
-            "  reprocess  --db PATH --core URL --max-attempts N",
-            "  purge      --db PATH --days N",
+            "  resolve    [--config FILE] --db PATH|URL [--db-user U] --core URL --min-age S [--sent-stale-after S]",
+            "  reprocess  [--config FILE] --db PATH|URL [--db-user U] --core URL --max-attempts N",
+            "  purge      [--config FILE] --db PATH|URL [--db-user U] --days N",
             "  core-sim   [--port N] [--slow-ms N]",
             "  send       [--host H] [--port N] --guid G --from A --to B --amount N [--memo M] [--channel C]",
-            "  ledger     show GUID [--db PATH] | list --state S [--limit N] [--db PATH] | stats [--db PATH]",
-            "  bench      [--host H] [--port N] [--connections C] [--duration S] [--warmup W] [--resend-ratio R]");
+            "  ledger     show GUID | list --state S [--limit N] | stats   each with [--db PATH|URL] [--db-user U] [--config FILE]",
+            "  bench      [--host H] [--port N] [--connections C] [--duration S] [--warmup W] [--resend-ratio R]",
+            "A --config FILE is read over the built-in application.properties, RELAY_* variables (RELAY_PORT for",
+            "relay.port) over it, the flags over everything. --db is a SQLite file or jdbc:postgresql://HOST[:PORT]/DB;",
+            "the PostgreSQL password comes only from RELAY_DB_PASSWORD.");
 
     private RelayCommand() {
     }
 
     public static void main(String[] args) {
-        System.exit(execute(args));
+        System.exit(execute(args, System.getenv()));
     }
 
     private static void quietLogs() {
@@ -32,22 +38,30 @@ public final class RelayCommand {
         }
     }
 
-    /** Runs a command and returns its exit code: 0 done, 1 failed, 2 bad arguments or unusable database. */
-    public static int execute(String[] args) {
-        if (args.length == 0 || Arrays.asList("-h", "--help", "help").contains(args[0])) {
+    /**
+     * Runs a command with the given environment variables (the RELAY_* among them set properties) and returns its
+     * exit code: 0 done, 1 failed, 2 bad arguments, an unusable setting, database or port.
+     */
+    public static int execute(String[] args, Map<String, String> environment) {
+        if (args.length == 0) {
+            ErrorLine.print("no command given");
+            System.err.println(USAGE);
+            return 2;
+        }
+        if (List.of("-h", "--help", "help").contains(args[0])) {
             System.out.println(USAGE);
-            return args.length == 0 ? 2 : 0;
+            return 0;
         }
         try {
             switch (args[0]) {
                 case "run":
-                    return RunCommand.run(args);
+                    return RunCommand.run(args, environment);
                 case "core-sim":
                     return CoreSimCommand.run(args);
                 case "send":
                     return SendCommand.run(args);
                 case "ledger":
-                    return LedgerCommand.run(args);
+                    return LedgerCommand.run(args, environment);
                 case "bench":
                     return BenchCommand.run(args);
                 case "resolve":
@@ -55,12 +69,12 @@ public final class RelayCommand {
                 case "purge":
                     // a one-shot command prints its summary line; the relay's INFO logs would bury it
                     quietLogs();
-                    return JobCommand.run(args);
+                    return JobCommand.run(args, environment);
                 default:
-                    throw new UsageException("unknown command '" + args[0] + "' (run, resolve, reprocess, purge, core-sim, send, ledger, bench)");
+                    throw new UsageException(args[0] + ": unknown command (" + String.join(", ", COMMANDS) + ")");
             }
         } catch (UsageException e) {
-            System.err.println("idempotent-relay: " + e.getMessage());
+            ErrorLine.print(e.getMessage());
             return 2;
         }
     }

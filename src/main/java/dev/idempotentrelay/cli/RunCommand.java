@@ -3,50 +3,39 @@ package dev.idempotentrelay.cli;
 import dev.idempotentrelay.Relay;
 import dev.idempotentrelay.ledger.LedgerDialect;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 import org.apache.camel.util.ObjectHelper;
 
-/** {@code run}: the relay, until SIGTERM or Ctrl-C stops it gracefully. Every flag overrides a property. */
+/**
+ * {@code run}: the relay, until SIGTERM or Ctrl-C stops it gracefully. Its properties are application.properties,
+ * under the --config file, under the RELAY_* variables, under the flags ({@link Settings}); all are checked before
+ * the relay starts.
+ */
 final class RunCommand {
 
-    /** flag name -> property in application.properties */
-    static final Map<String, String> PROPERTY_OF = Map.ofEntries(
-            Map.entry("db", "relay.db"),
-            Map.entry("port", "relay.port"),
-            Map.entry("core", "relay.core.url"),
-            Map.entry("connect-timeout-ms", "relay.core.connect-timeout-ms"),
-            Map.entry("read-timeout-ms", "relay.core.read-timeout-ms"),
-            Map.entry("every", "relay.jobs.every"),
-            Map.entry("purge-every", "relay.jobs.purge-every"),
-            Map.entry("min-age", "relay.resolve.min-age"),
-            Map.entry("sent-stale-after", "relay.resolve.sent-stale-after"),
-            Map.entry("max-attempts", "relay.reprocess.max-attempts"),
-            Map.entry("days", "relay.purge.days"),
-            Map.entry("admin-port", "relay.admin.port"),
-            Map.entry("admin-host", "relay.admin.host"));
-
-    /** The least value of each numeric flag, for run and for the one-shot commands that share its flags. */
-    static final Map<String, Long> MINIMUM = Map.of(
-            "port", 1L, "connect-timeout-ms", 1L, "read-timeout-ms", 1L, "every", 1L, "purge-every", 1L,
-            "min-age", 0L, "sent-stale-after", 0L, "max-attempts", 1L, "days", 0L, "admin-port", 1L);
+    private static final Set<String> SWITCHES = Set.of("no-jobs", "core-sim", "dump-routes");
 
     private RunCommand() {
     }
 
-    static int run(String[] args) throws UsageException {
-        Map<String, String> properties = properties(args);
+    static int run(String[] args, Map<String, String> environment) throws UsageException {
+        Settings settings = settings(args, environment);
+        List<ListenerPorts.Listener> listeners = ListenerPorts.of(settings);
+        ListenerPorts.refuseTaken("run", listeners);
+        TimingRules.warnIfMinAgeUnderReadTimeout(settings);
         Relay relay;
         try {
-            relay = Relay.start(properties);
+            relay = Relay.start(settings.overrides());
         } catch (Exception e) {
-            throw new UsageException("run: " + startFailure(e));
+            throw new UsageException("run: " + startFailure(e, listeners));
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -65,58 +54,35 @@ final class RunCommand {
         return 0;
     }
 
-    /** The properties that the flags override. */
+    /** The properties that run starts the relay with over application.properties (no environment variables). */
     static Map<String, String> properties(String[] args) throws UsageException {
-        Set<String> switches = Set.of("no-jobs", "core-sim", "dump-routes");
-        Set<String> valued = new java.util.HashSet<>(PROPERTY_OF.keySet());
-        valued.add("routes");
-        Flags flags = Flags.parse("run", args, 1, valued, switches);
-        Map<String, String> properties = new LinkedHashMap<>();
-        for (Map.Entry<String, String> flag : flags.all().entrySet()) {
-            String name = flag.getKey();
-            if (MINIMUM.containsKey(name)) {
-                long n = flags.number("run", name, 0, MINIMUM.get(name));
-                if ((name.equals("port") || name.equals("admin-port")) && n > 65535) {
-                    throw new UsageException("run: --" + name + " must be at most 65535, not " + n);
-                }
-                properties.put(PROPERTY_OF.get(name), Long.toString(n));
-            } else if (PROPERTY_OF.containsKey(name)) {
-                properties.put(PROPERTY_OF.get(name), flag.getValue());
-            }
-        }
-        if (flags.has("core")) {
-            checkCoreUrl("run", flags.get("core", null));
-        }
-        if (flags.has("db") && flags.get("db", "").isBlank()) {
-            throw new UsageException("run: --db needs a file name");
-        }
-        if (flags.has("admin-host") && flags.get("admin-host", "").isBlank()) {
-            throw new UsageException("run: --admin-host needs an address, such as 127.0.0.1 or 0.0.0.0");
-        }
-        if (flags.has("routes")) {
-            properties.put("camel.main.routes-include-pattern", routesPattern(flags.get("routes", null)));
-        }
-        if (flags.has("no-jobs")) {
-            properties.put("relay.jobs.enabled", "false");
-        }
-        if (flags.has("core-sim")) {
-            properties.put("relay.core-sim.enabled", "true");
-        }
-        if (flags.has("dump-routes")) {
-            properties.put("camel.main.dump-routes", "yaml");
-        }
-        return properties;
+        return settings(args, Map.of()).overrides();
     }
 
-    static void checkCoreUrl(String command, String url) throws UsageException {
-        try {
-            URI uri = URI.create(url);
-            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
-                throw new IllegalArgumentException();
-            }
-        } catch (IllegalArgumentException e) {
-            throw new UsageException(command + ": --core must be a URL such as http://localhost:9201, not '" + url + "'");
+    /** The flags, the --config file and the environment, checked: every property's rule and the timing rules. */
+    static Settings settings(String[] args, Map<String, String> environment) throws UsageException {
+        Set<String> valued = new HashSet<>(Set.of("routes", "config"));
+        Arrays.stream(RelayProperty.values()).filter(p -> p.flag != null).forEach(p -> valued.add(p.flag));
+        Flags flags = Flags.parse("run", args, 1, valued, SWITCHES);
+        Settings settings = Settings.load("run", flags, environment);
+        for (Map.Entry<String, String> flag : flags.all().entrySet()) {
+            RelayProperty.ofFlag(flag.getKey()).ifPresent(p -> settings.flag(p.flag, p.key, flag.getValue()));
         }
+        if (flags.has("routes")) {
+            settings.flag("routes", "camel.main.routes-include-pattern", routesPattern(flags.get("routes", null)));
+        }
+        if (flags.has("no-jobs")) {
+            settings.flag("no-jobs", RelayProperty.JOBS_ENABLED.key, "false");
+        }
+        if (flags.has("core-sim")) {
+            settings.flag("core-sim", RelayProperty.CORE_SIM_ENABLED.key, "true");
+        }
+        if (flags.has("dump-routes")) {
+            settings.flag("dump-routes", "camel.main.dump-routes", "yaml");
+        }
+        settings.check("run", List.of(RelayProperty.values()));
+        TimingRules.refuseStaleBeforeReadTimeout("run", settings);
+        return settings;
     }
 
     /** A folder of *.camel.yaml files, by its real path: a symbolic link as the folder loads no route. */
@@ -140,11 +106,15 @@ final class RunCommand {
         return "file:" + folder + "/*.camel.yaml";
     }
 
-    /** Why the relay did not start, in one line. */
-    static String startFailure(Throwable e) {
+    /** Why the relay did not start, in one line: the ledger, a port taken meanwhile, or the deepest cause. */
+    static String startFailure(Throwable e, List<ListenerPorts.Listener> listeners) {
         Relay.LedgerUnusableException unusable = ObjectHelper.getException(Relay.LedgerUnusableException.class, e);
         if (unusable != null) {
             return unusable.getMessage();
+        }
+        String taken = ListenerPorts.takenAfter(e, listeners);
+        if (taken != null) {
+            return taken;
         }
         return "the relay did not start: " + Relay.rootMessage(e);
     }

@@ -21,21 +21,10 @@ final class SendCommand {
                 Set.of("host", "port", "guid", "from", "to", "amount", "memo", "channel"), Set.of());
         String host = flags.get("host", "localhost");
         int port = (int) flags.number("send", "port", 9100, 1);
-        byte[] request;
-        try {
-            request = Telegram.transferRequest(
-                    flags.required("send", "guid"),
-                    flags.get("channel", "CLI1"),
-                    flags.required("send", "from"),
-                    flags.required("send", "to"),
-                    flags.number("send", "amount", 0, 0),
-                    flags.get("memo", ""));
-        } catch (IllegalArgumentException e) {
-            throw new UsageException("send: " + e.getMessage());
+        if (port > 65535) {
+            throw new UsageException("send: --port must be at most 65535, not " + port);
         }
-        if (!flags.has("amount")) {
-            throw new UsageException("send: --amount is required");
-        }
+        byte[] request = SendFields.request(flags);
         byte[] reply;
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(host, port), TIMEOUT_MS);
@@ -43,11 +32,11 @@ final class SendCommand {
             Frames.write(socket.getOutputStream(), request);
             reply = Frames.read(socket.getInputStream());
         } catch (IOException e) {
-            System.err.println("send: no reply from " + host + ":" + port + ": " + e.getMessage());
+            ErrorLine.print("send: no reply from " + host + ":" + port + ": " + e.getMessage());
             return 1;
         }
         if (reply == null) {
-            System.err.println("send: the relay closed the connection without a reply");
+            ErrorLine.print("send: the relay closed the connection without a reply");
             return 1;
         }
         System.out.println(describe(reply));

@@ -1,5 +1,6 @@
 package dev.idempotentrelay.ledger;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -12,15 +13,29 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteErrorCode;
+import org.sqlite.SQLiteException;
 
 /**
- * Reads a ledger file directly, read-only, whether a relay is writing it or not: SQLite in WAL mode lets a
+ * Reads a ledger directly, read-only (a SQLite file, or a PostgreSQL database by {@link #openDatabase}), whether a relay is writing it or not: SQLite in WAL mode lets a
  * reader see the last committed state while a writer works, and a busy timeout waits out a checkpoint. Runs
  * the same named SQL files as the admin routes.
+ *
+ * <p>It needs no write permission on the file or its folder. A reader of a WAL-mode ledger shares the wal-index,
+ * the {@code -shm} file beside it: while a relay has the ledger open, that file and the {@code -wal} exist, and a
+ * read-only connection uses them even when it may not write them (SQLite 3.22 and later then read the WAL into
+ * memory), so it sees every transaction the relay committed. When the ledger is closed its {@code -wal} and
+ * {@code -shm} are gone; in a folder the reader may not write, SQLite cannot create the {@code -shm} and refuses a
+ * read-only open (SQLITE_READONLY_DIRECTORY). Only then, and only when no {@code -wal} file exists (so every
+ * committed transaction is in the main file, and no relay has the ledger open), is it opened {@code immutable=1}:
+ * no locks, no {@code -shm}, the main file alone. That would be wrong for a ledger a relay is writing (its latest
+ * transactions are in the {@code -wal} until a checkpoint, which immutable reads ignore), hence the last resort.
  */
 public final class LedgerReader implements AutoCloseable {
 
     public static final int BUSY_TIMEOUT_MS = 5000;
+    private static final int SQLITE_BUSY = 5;
+    private static final int SQLITE_LOCKED = 6;
 
     private final Connection connection;
 
@@ -28,13 +43,64 @@ public final class LedgerReader implements AutoCloseable {
         this.connection = connection;
     }
 
+    /**
+     * A PostgreSQL ledger (a {@code jdbc:postgresql:} URL), read-only, as {@code user} (or the URL's user=) with the
+     * password of the environment variable RELAY_DB_PASSWORD (or the URL's password=).
+     */
+    public static LedgerReader openDatabase(String url, String user) throws SQLException {
+        java.util.Properties login = new java.util.Properties();
+        if (user != null && !user.isBlank()) {
+            login.setProperty("user", user);
+        }
+        String password = System.getenv("RELAY_DB_PASSWORD");
+        if (password != null) {
+            login.setProperty("password", password);
+        }
+        login.setProperty("connectTimeout", "5");
+        Connection connection = DriverManager.getConnection(url, login);
+        connection.setReadOnly(true);
+        return checked(connection);
+    }
+
     public static LedgerReader open(Path db) throws SQLException {
+        try {
+            return open(db, false);
+        } catch (SQLException e) {
+            if (!cannotCreateSharedMemory(e) || Files.exists(Path.of(db + "-wal"))) {
+                throw e;
+            }
+            return open(db, true);
+        }
+    }
+
+    /** Whether the ledger's lock was held by another process past the busy timeout. */
+    public static boolean isBusy(SQLException e) {
+        int code = e instanceof SQLiteException sqlite ? sqlite.getResultCode().code & 0xff : e.getErrorCode();
+        return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+    }
+
+    /** A read-only open refused because the -shm file could not be created (nor opened) beside the ledger. */
+    private static boolean cannotCreateSharedMemory(SQLException e) {
+        if (!(e instanceof SQLiteException sqlite)) {
+            return false;
+        }
+        SQLiteErrorCode code = sqlite.getResultCode();
+        return code == SQLiteErrorCode.SQLITE_READONLY_DIRECTORY || code == SQLiteErrorCode.SQLITE_READONLY_CANTINIT
+                || code == SQLiteErrorCode.SQLITE_CANTOPEN;
+    }
+
+    private static LedgerReader open(Path db, boolean immutable) throws SQLException {
         SQLiteConfig config = new SQLiteConfig();
         config.setReadOnly(true);
         config.setBusyTimeout(BUSY_TIMEOUT_MS);
-        Connection connection = DriverManager.getConnection("jdbc:sqlite:" + db, config.toProperties());
+        // a file: URI, so that a path with spaces or '?' stays a path and immutable=1 reaches SQLite
+        String url = "jdbc:sqlite:" + db.toAbsolutePath().toUri() + (immutable ? "?immutable=1" : "");
+        return checked(DriverManager.getConnection(url, config.toProperties()));
+    }
+
+    /** Fails now, with a clear message, on a database that holds no ledger. */
+    private static LedgerReader checked(Connection connection) throws SQLException {
         try {
-            // fails now, with a clear message, on a file that is not a ledger
             new LedgerReader(connection).query(SqlFile.load("count-rows-by-state"), Map.of());
         } catch (SQLException e) {
             connection.close();

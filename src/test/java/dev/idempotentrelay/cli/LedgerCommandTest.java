@@ -9,10 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.idempotentrelay.core.CoreSimulator;
 import dev.idempotentrelay.support.Channel;
 import dev.idempotentrelay.support.OneShot;
+import dev.idempotentrelay.support.Refusal;
 import dev.idempotentrelay.support.RelayUnderTest;
 import dev.idempotentrelay.telegram.Telegram;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -127,8 +131,37 @@ class LedgerCommandTest {
         assertEquals(2, garbage.exitCode, garbage.toString());
         assertEquals(1, garbage.err.size(), garbage.toString());
         assertTrue(garbage.err.get(0).startsWith("idempotent-relay: ledger stats: cannot read ledger " + notALedger + ": "), garbage.err.get(0));
-        assertUsage("idempotent-relay: ledger: unknown subcommand 'drop'; say show GUID, list --state S [--limit N], or stats; each takes [--db PATH]",
+        assertUsage("idempotent-relay: ledger: unknown subcommand 'drop'; say show GUID, list --state S [--limit N], or stats; "
+                + "each takes [--db PATH] [--config FILE]",
                 "ledger", "drop");
+    }
+
+    @Test
+    void aLedgerWhoseLockAnotherConnectionHoldsIsOneLineSayingItIsBusy() throws Exception {
+        Path db = dir.resolve("ledger.db");
+        RelayUnderTest.on(db, "http://localhost:1").start().close();
+        // an exclusive lock, as a tool in exclusive locking mode or a crashed relay's recovery holds it
+        try (Connection holder = DriverManager.getConnection("jdbc:sqlite:" + db); Statement statement = holder.createStatement()) {
+            statement.execute("PRAGMA locking_mode = EXCLUSIVE");
+            statement.execute("BEGIN EXCLUSIVE");
+            statement.execute("DELETE FROM tx WHERE 0");
+            Refusal.assertRefused("idempotent-relay: ledger stats: ledger " + db + " is busy: another process holds its lock "
+                    + "(waited 5 s); try again", OneShot.run("ledger", "stats", "--db", db.toString()));
+            statement.execute("ROLLBACK");
+        }
+        assertEquals(0, OneShot.run("ledger", "stats", "--db", db.toString()).exitCode);
+    }
+
+    @Test
+    void theLedgerFileMayComeFromTheConfigFileOrRelayDbAndTheFlagWins() throws Exception {
+        Path db = dir.resolve("ledger.db");
+        RelayUnderTest.on(db, "http://localhost:1").start().close();
+        Path config = Files.writeString(dir.resolve("relay.properties"), "relay.db = " + db + "\n");
+        assertEquals(0, OneShot.run("ledger", "stats", "--config", config.toString()).exitCode);
+        assertEquals(0, OneShot.withEnvironment(Map.of("RELAY_DB", db.toString()), "ledger", "list", "--state", "DONE").exitCode);
+        Path none = dir.resolve("none.db");
+        assertUsage("idempotent-relay: ledger stats: no ledger at " + none + " (the relay creates it on its first start)",
+                "ledger", "stats", "--config", config.toString(), "--db", none.toString());
     }
 
     private static void assertUsage(String line, String... args) {

@@ -42,9 +42,9 @@ class RunFlagsTest {
     void badValuesAreRefusedWithTheFlagNamed() {
         assertEquals("run: --core must be a URL such as http://localhost:9201, not 'localhost:9201'",
                 assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--core", "localhost:9201"})).getMessage());
-        assertEquals("run: --admin-port must be at most 65535, not 70000",
+        assertEquals("run: --admin-port must be at most 65535, not '70000'",
                 assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--admin-port", "70000"})).getMessage());
-        assertEquals("run: --admin-host needs an address, such as 127.0.0.1 or 0.0.0.0",
+        assertEquals("run: --admin-host must be an address, such as 127.0.0.1 or 0.0.0.0, not ' '",
                 assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--admin-host", " "})).getMessage());
         assertEquals("run: --every must be a whole number of at least 1, not '0'",
                 assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--every", "0"})).getMessage());

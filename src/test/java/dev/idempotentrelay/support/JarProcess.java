@@ -8,14 +8,24 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-/** {@code java -jar target/idempotent-relay.jar ...} as a separate process, started in a given folder. */
+/**
+ * {@code java -jar idempotent-relay.jar ...} as a separate process, as a user runs it on another machine: the
+ * packaged jar is copied into the given folder (alone there when the folder was empty) and run from that folder,
+ * with nothing else on its class path. The process inherits no {@code RELAY_*} variable of the test's environment;
+ * a test sets those it means with {@link #in(Path)}.
+ */
 public final class JarProcess implements AutoCloseable {
 
-    public static final Path JAR = Path.of("target", "idempotent-relay.jar").toAbsolutePath();
+    /** The jar that {@code mvn package} built. */
+    public static final Path BUILT_JAR = Path.of("target", "idempotent-relay.jar").toAbsolutePath();
+    /** Its name in the folder it runs from. */
+    public static final String JAR_NAME = "idempotent-relay.jar";
 
     private final Process process;
     private final List<String> output = new CopyOnWriteArrayList<>();
@@ -44,38 +54,92 @@ public final class JarProcess implements AutoCloseable {
         return reader;
     }
 
-    /** Starts the jar; stdout and stderr are read apart. */
+    /** Starts the jar in {@code workDir}; stdout and stderr are read apart. */
     public static JarProcess start(Path workDir, String... args) throws IOException {
-        if (!Files.isRegularFile(JAR)) {
-            throw new IllegalStateException(JAR + " is missing: run the integration tests after 'package'");
-        }
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-jar");
-        command.add(JAR.toString());
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile());
-        return new JarProcess(builder.start());
+        return in(workDir).start(args);
     }
 
-    /** Runs the jar to its end and returns its exit code; the output stays readable. */
+    /** Runs the jar in {@code workDir} to its end; the exit code and the output stay readable. */
     public static JarProcess run(Path workDir, String... args) throws Exception {
-        JarProcess process = start(workDir, args);
-        if (!process.process.waitFor(60, TimeUnit.SECONDS)) {
-            process.close();
-            throw new AssertionError("the jar did not finish within 60 s: " + String.join(" ", args));
+        return in(workDir).run(args);
+    }
+
+    /** A jar process to be started in {@code workDir}, with environment variables or as an unprivileged user. */
+    public static Launch in(Path workDir) {
+        return new Launch(workDir);
+    }
+
+    /** The packaged jar in {@code workDir}, copied there if it is not yet. */
+    public static Path copyInto(Path workDir) throws IOException {
+        if (!Files.isRegularFile(BUILT_JAR)) {
+            throw new IllegalStateException(BUILT_JAR + " is missing: run the integration tests after 'package'");
         }
-        for (Thread reader : process.readers) {
-            reader.join(10_000);
+        Path jar = workDir.resolve(JAR_NAME);
+        if (!Files.exists(jar)) {
+            Files.copy(BUILT_JAR, jar);
         }
-        return process;
+        return jar;
+    }
+
+    /** How a jar process is started: its folder, its RELAY_* variables, its user. */
+    public static final class Launch {
+        private final Path workDir;
+        private final Map<String, String> env = new LinkedHashMap<>();
+        private boolean unprivileged;
+
+        private Launch(Path workDir) {
+            this.workDir = workDir;
+        }
+
+        public Launch env(String name, String value) {
+            env.put(name, value);
+            return this;
+        }
+
+        /**
+         * Runs the jar as a user for whom file permissions hold: the test's own user, or {@code nobody} when the
+         * tests run as root (root may write a read-only folder). The folder and the files the process reads must be
+         * readable by others then.
+         */
+        public Launch unprivileged() {
+            unprivileged = true;
+            return this;
+        }
+
+        public JarProcess start(String... args) throws IOException {
+            Path jar = copyInto(workDir);
+            List<String> command = new ArrayList<>();
+            if (unprivileged && Unprivileged.needed()) {
+                command.addAll(Unprivileged.prefix());
+            }
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.add("-jar");
+            command.add(jar.getFileName().toString());
+            command.addAll(List.of(args));
+            ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile());
+            builder.environment().keySet().removeIf(name -> name.startsWith("RELAY_") || name.equals("CLASSPATH"));
+            builder.environment().putAll(env);
+            return new JarProcess(builder.start());
+        }
+
+        public JarProcess run(String... args) throws Exception {
+            JarProcess process = start(args);
+            if (!process.process.waitFor(60, TimeUnit.SECONDS)) {
+                process.close();
+                throw new AssertionError("the jar did not finish within 60 s: " + String.join(" ", args));
+            }
+            for (Thread reader : process.readers) {
+                reader.join(10_000);
+            }
+            return process;
+        }
     }
 
     public void awaitLine(String fragment, Duration limit) throws Exception {
         Await.until("the jar printed '" + fragment + "'; output so far: " + output, limit,
                 () -> output.stream().anyMatch(l -> l.contains(fragment)) || !process.isAlive());
         if (output.stream().noneMatch(l -> l.contains(fragment))) {
-            throw new AssertionError("the jar ended without printing '" + fragment + "': " + output);
+            throw new AssertionError("the jar ended without printing '" + fragment + "': " + output + ", stderr " + errors);
         }
     }
 

@@ -6,8 +6,12 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
-/** Runs a command of the command line in this JVM, as {@code java -jar} would, and keeps what it printed. */
+/**
+ * Runs a command of the command line in this JVM, as {@code java -jar} would, and keeps what it printed. Its
+ * environment holds no RELAY_* variable unless a test gives it some ({@link #withEnvironment}).
+ */
 public final class OneShot {
 
     public final int exitCode;
@@ -20,7 +24,11 @@ public final class OneShot {
         this.err = lines(err);
     }
 
-    public static synchronized OneShot run(String... args) {
+    public static OneShot run(String... args) {
+        return withEnvironment(Map.of(), args);
+    }
+
+    public static synchronized OneShot withEnvironment(Map<String, String> environment, String... args) {
         PrintStream stdout = System.out;
         PrintStream stderr = System.err;
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -29,7 +37,7 @@ public final class OneShot {
         try {
             System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
             System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            code = RelayCommand.execute(args);
+            code = RelayCommand.execute(args, environment);
         } finally {
             System.setOut(stdout);
             System.setErr(stderr);

@@ -1,0 +1,70 @@
+package dev.idempotentrelay.cli;
+
+import java.net.URI;
+
+/** What values a relay property takes: {@link #problem} says what a refused value must be, in words. */
+@FunctionalInterface
+interface PropertyRule {
+
+    /** Null when {@code value} is allowed, else what it must be ("must be a whole number of at least 1"). */
+    String problem(String value);
+
+    static PropertyRule atLeast(long min) {
+        return value -> {
+            long n = wholeNumber(value);
+            return n >= min ? null : "must be a whole number of at least " + min;
+        };
+    }
+
+    static PropertyRule port() {
+        return value -> {
+            long n = wholeNumber(value);
+            if (n < 1) {
+                return "must be a whole number of at least 1";
+            }
+            return n <= 65535 ? null : "must be at most 65535";
+        };
+    }
+
+    static PropertyRule bool() {
+        return value -> "true".equals(value) || "false".equals(value) ? null : "must be true or false";
+    }
+
+    static PropertyRule address() {
+        return value -> value.isBlank() ? "must be an address, such as 127.0.0.1 or 0.0.0.0" : null;
+    }
+
+    static PropertyRule fileName() {
+        return value -> value.isBlank() ? "must name a file" : null;
+    }
+
+    static PropertyRule ledger() {
+        return value -> value.isBlank() ? "must name a SQLite file or a jdbc:postgresql://HOST[:PORT]/DB URL" : null;
+    }
+
+    static PropertyRule anything() {
+        return value -> null;
+    }
+
+    static PropertyRule httpUrl() {
+        return value -> {
+            try {
+                URI uri = URI.create(value);
+                if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null) {
+                    return null;
+                }
+            } catch (IllegalArgumentException e) {
+                // refused below
+            }
+            return "must be a URL such as http://localhost:9201";
+        };
+    }
+
+    /** The value as a whole number, or -1 when it is none (every number rule wants at least 0). */
+    static long wholeNumber(String value) {
+        if (value.isEmpty() || !value.chars().allMatch(c -> c >= '0' && c <= '9') || value.length() > 18) {
+            return -1;
+        }
+        return Long.parseLong(value);
+    }
+}
