@@ -132,7 +132,7 @@ class LedgerCommandTest {
         assertEquals(1, garbage.err.size(), garbage.toString());
         assertTrue(garbage.err.get(0).startsWith("idempotent-relay: ledger stats: cannot read ledger " + notALedger + ": "), garbage.err.get(0));
         assertUsage("idempotent-relay: ledger: unknown subcommand 'drop'; say show GUID, list --state S [--limit N], or stats; "
-                + "each takes [--db PATH] [--config FILE]",
+                + "each takes [--db PATH|URL] [--db-user U] [--config FILE]",
                 "ledger", "drop");
     }
 
