@@ -138,7 +138,7 @@ public final class Relay implements AutoCloseable {
             String host = context.resolvePropertyPlaceholders("{{relay.admin.host}}");
             int port = Integer.parseInt(context.resolvePropertyPlaceholders("{{relay.admin.port}}"));
             try {
-                AdminHttpServer.addTo(context, host, port);
+                AdminHttpServer.addTo(context, host, port, secrets.adminToken());
             } catch (Exception e) {
                 throw new IllegalStateException("cannot start the admin endpoint on " + host + ":" + port + ": " + e.getMessage(), e);
             }
