@@ -11,6 +11,8 @@ public final class RelayCommand {
             "             [--routes DIR] [--no-jobs] [--every S] [--purge-every S] [--min-age S]",
             "             [--sent-stale-after S] [--max-attempts N] [--days N] [--core-sim]",
             "             [--admin-port N] [--admin-host H] [--dump-routes]",
+            "             [--tls-keystore PATH] [--tls-truststore PATH] [--channel-allow CIDR[,CIDR...]]",
+            "             (passwords in RELAY_TLS_KEYSTORE_PASSWORD, RELAY_TLS_TRUSTSTORE_PASSWORD; admin token in RELAY_ADMIN_TOKEN)",
             "  resolve    --db PATH --core URL --min-age S [--sent-stale-after S]",
             "  reprocess  --db PATH --core URL --max-attempts N",
             "  purge      --db PATH --days N",

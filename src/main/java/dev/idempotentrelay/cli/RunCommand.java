@@ -1,6 +1,7 @@
 package dev.idempotentrelay.cli;
 
 import dev.idempotentrelay.Relay;
+import dev.idempotentrelay.wire.ChannelAllowList;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -29,7 +30,10 @@ final class RunCommand {
             Map.entry("max-attempts", "relay.reprocess.max-attempts"),
             Map.entry("days", "relay.purge.days"),
             Map.entry("admin-port", "relay.admin.port"),
-            Map.entry("admin-host", "relay.admin.host"));
+            Map.entry("admin-host", "relay.admin.host"),
+            Map.entry("tls-keystore", "relay.tls.keystore"),
+            Map.entry("tls-truststore", "relay.tls.truststore"),
+            Map.entry("channel-allow", "relay.channel.allow"));
 
     /** The least value of each numeric flag, for run and for the one-shot commands that share its flags. */
     static final Map<String, Long> MINIMUM = Map.of(
@@ -91,6 +95,18 @@ final class RunCommand {
         }
         if (flags.has("admin-host") && flags.get("admin-host", "").isBlank()) {
             throw new UsageException("run: --admin-host needs an address, such as 127.0.0.1 or 0.0.0.0");
+        }
+        for (String file : new String[] {"tls-keystore", "tls-truststore"}) {
+            if (flags.has(file) && flags.get(file, "").isBlank()) {
+                throw new UsageException("run: --" + file + " needs a PKCS12 file");
+            }
+        }
+        if (flags.has("channel-allow")) {
+            try {
+                ChannelAllowList.of(flags.get("channel-allow", ""));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("run: " + e.getMessage());
+            }
         }
         if (flags.has("routes")) {
             properties.put("camel.main.routes-include-pattern", routesPattern(flags.get("routes", null)));
