@@ -18,8 +18,10 @@ public final class RelayCommand {
             "  purge      --db PATH --days N",
             "  core-sim   [--port N] [--slow-ms N]",
             "  send       [--host H] [--port N] --guid G --from A --to B --amount N [--memo M] [--channel C]",
+            "             [--tls-truststore PATH] [--tls-keystore PATH]",
             "  ledger     show GUID [--db PATH] | list --state S [--limit N] [--db PATH] | stats [--db PATH]",
-            "  bench      [--host H] [--port N] [--connections C] [--duration S] [--warmup W] [--resend-ratio R]");
+            "  bench      [--host H] [--port N] [--connections C] [--duration S] [--warmup W] [--resend-ratio R]",
+            "             [--channel C] [--tls-truststore PATH] [--tls-keystore PATH] [--blocking] [--reconnect]");
 
     private RelayCommand() {
     }
