@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -46,6 +47,11 @@ public final class JarProcess implements AutoCloseable {
 
     /** Starts the jar; stdout and stderr are read apart. */
     public static JarProcess start(Path workDir, String... args) throws IOException {
+        return start(workDir, Map.of(), args);
+    }
+
+    /** Starts the jar with these environment variables added to this JVM's. */
+    public static JarProcess start(Path workDir, Map<String, String> environment, String... args) throws IOException {
         if (!Files.isRegularFile(JAR)) {
             throw new IllegalStateException(JAR + " is missing: run the integration tests after 'package'");
         }
@@ -55,12 +61,18 @@ public final class JarProcess implements AutoCloseable {
         command.add(JAR.toString());
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile());
+        builder.environment().putAll(environment);
         return new JarProcess(builder.start());
     }
 
     /** Runs the jar to its end and returns its exit code; the output stays readable. */
     public static JarProcess run(Path workDir, String... args) throws Exception {
-        JarProcess process = start(workDir, args);
+        return run(workDir, Map.of(), args);
+    }
+
+    /** Runs the jar to its end with these environment variables added; the output stays readable. */
+    public static JarProcess run(Path workDir, Map<String, String> environment, String... args) throws Exception {
+        JarProcess process = start(workDir, environment, args);
         if (!process.process.waitFor(60, TimeUnit.SECONDS)) {
             process.close();
             throw new AssertionError("the jar did not finish within 60 s: " + String.join(" ", args));
@@ -77,6 +89,11 @@ public final class JarProcess implements AutoCloseable {
         if (output.stream().noneMatch(l -> l.contains(fragment))) {
             throw new AssertionError("the jar ended without printing '" + fragment + "': " + output);
         }
+    }
+
+    /** The command line the operating system shows for the process (as ps does), or empty when it does not say. */
+    public java.util.Optional<String> commandLine() {
+        return process.info().commandLine();
     }
 
     public int exitCode() throws InterruptedException {
