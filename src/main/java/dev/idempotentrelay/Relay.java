@@ -25,11 +25,15 @@ import org.apache.camel.main.MainListenerSupport;
 public final class Relay implements AutoCloseable {
 
     private final Main main = new Main();
+    private final RelaySecrets secrets;
     private CoreSimulator coreSimulator;
 
-    private Relay(Map<String, String> overrides) {
-        // the beans are wired by RelayBeans (camel.main.configuration-classes in application.properties)
+    private Relay(Map<String, String> overrides, RelaySecrets secrets) {
+        this.secrets = secrets;
+        // the beans are wired by RelayBeans (camel.main.configuration-classes in application.properties); the secrets
+        // travel beside the properties, never among them, so that no placeholder can show them
         overrides.forEach(main::addOverrideProperty);
+        main.bind(RelaySecrets.BEAN, secrets);
         main.addMainListener(new MainListenerSupport() {
             @Override
             public void afterConfigure(BaseMainSupport configured) {
@@ -38,9 +42,14 @@ public final class Relay implements AutoCloseable {
         });
     }
 
-    /** Starts the relay and returns once its routes are started. */
+    /** Starts the relay with the secrets of this process's environment and returns once its routes are started. */
     public static Relay start(Map<String, String> overrides) throws Exception {
-        Relay relay = new Relay(overrides);
+        return start(overrides, RelaySecrets.from(System.getenv()));
+    }
+
+    /** Starts the relay with the given secrets (passwords, admin token) and returns once its routes are started. */
+    public static Relay start(Map<String, String> overrides, RelaySecrets secrets) throws Exception {
+        Relay relay = new Relay(overrides, secrets);
         try {
             relay.main.start();
         } catch (Exception | Error e) {
@@ -134,7 +143,7 @@ public final class Relay implements AutoCloseable {
             String host = context.resolvePropertyPlaceholders("{{relay.admin.host}}");
             int port = Integer.parseInt(context.resolvePropertyPlaceholders("{{relay.admin.port}}"));
             try {
-                AdminHttpServer.addTo(context, host, port);
+                AdminHttpServer.addTo(context, host, port, secrets.adminToken());
             } catch (Exception e) {
                 throw new IllegalStateException("cannot start the admin endpoint on " + host + ":" + port + ": " + e.getMessage(), e);
             }

@@ -22,10 +22,14 @@ import dev.idempotentrelay.telegram.CoreAnswerReader;
 import dev.idempotentrelay.telegram.CoreTransferRequest;
 import dev.idempotentrelay.telegram.TelegramReply;
 import dev.idempotentrelay.telegram.TelegramValidator;
+import dev.idempotentrelay.wire.ChannelAllowList;
+import dev.idempotentrelay.wire.ChannelOfConnection;
+import dev.idempotentrelay.wire.ChannelTlsParameters;
 import dev.idempotentrelay.wire.ConnectionGate;
 import dev.idempotentrelay.wire.FrameDecoderFactory;
 import dev.idempotentrelay.wire.FrameEncoder;
 import dev.idempotentrelay.wire.IdleConnectionCloserFactory;
+import dev.idempotentrelay.wire.TlsFailureLogger;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -34,6 +38,7 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.model.Model;
 import org.apache.camel.processor.aggregate.GroupedBodyAggregationStrategy;
 import org.apache.camel.spi.Registry;
+import org.apache.camel.support.jsse.SSLContextParameters;
 
 /**
  * Every bean of the relay, wired in one place (the camel-examples main-yaml way: one {@link CamelConfiguration},
@@ -49,6 +54,9 @@ public class RelayBeans implements CamelConfiguration {
         Registry beans = context.getRegistry();
 
         // the channel listener's pipeline (routes/channel-path.camel.yaml: decoders and encoders of channel-listener)
+        boolean channel = Boolean.parseBoolean(text(context, "relay.channel.enabled"));
+        beans.bind("channelAllowList", ChannelAllowList.of(text(context, "relay.channel.allow")));
+        beans.bind("tlsFailureLogger", new TlsFailureLogger());
         ConnectionGate gate = new ConnectionGate();
         gate.setMaxConnections(integer(context, "relay.channel.max-connections"));
         beans.bind("connectionGate", gate);
@@ -57,6 +65,14 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("idleConnectionCloser", idle);
         beans.bind("frameDecoder", new FrameDecoderFactory());
         beans.bind("frameEncoder", new FrameEncoder());
+
+        // channel security (SPEC section 8): the SSL handler's parameters (ssl, sslContextParameters and needClientAuth
+        // of channel-listener), their PKCS12 files opened now with the passwords from the environment; empty, and never
+        // read, when relay.tls.keystore is (plain TCP). With mutual TLS, the CN of each connection's certificate.
+        beans.bind("channelTls", channel
+                ? ChannelTlsParameters.of(text(context, "relay.tls.keystore"), text(context, "relay.tls.truststore"), secrets(context))
+                : new SSLContextParameters());
+        beans.bind("channelOfConnection", new ChannelOfConnection());
 
         // the telegram and the core's JSON, mapped field by field; the routes decide what they mean
         beans.bind("telegramValidator", new TelegramValidator());
@@ -157,7 +173,7 @@ public class RelayBeans implements CamelConfiguration {
         // one-shot commands). Loaded but stopped would not do: a stopped route makes GET /health DOWN, and a
         // platform-http route cannot even be created without the admin endpoint's server.
         List<String> notLoaded = new ArrayList<>();
-        if (!Boolean.parseBoolean(text(context, "relay.channel.enabled"))) {
+        if (!channel) {
             notLoaded.add("netty:*");
         }
         if (!Boolean.parseBoolean(text(context, "relay.jobs.enabled"))) {
@@ -169,6 +185,12 @@ public class RelayBeans implements CamelConfiguration {
         if (!notLoaded.isEmpty()) {
             context.getCamelContextExtension().getContextPlugin(Model.class).setRouteFilterPattern(null, String.join(",", notLoaded));
         }
+    }
+
+    /** The secrets the relay was started with (bound by {@code Relay}), else this process's environment. */
+    static RelaySecrets secrets(CamelContext context) {
+        RelaySecrets secrets = context.getRegistry().lookupByNameAndType(RelaySecrets.BEAN, RelaySecrets.class);
+        return secrets != null ? secrets : RelaySecrets.from(System.getenv());
     }
 
     private static String text(CamelContext context, String key) {

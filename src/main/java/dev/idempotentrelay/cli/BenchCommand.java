@@ -34,19 +34,25 @@ import java.util.UUID;
  * one request outstanding and sends its next as soon as the reply to the last has fully arrived. All
  * connections are opened before the clock starts; at the end no new requests are sent and the bench
  * waits for the replies outstanding, at most 60 s more.
+ *
+ * <p>With {@code --tls-truststore} / {@code --tls-keystore} (TLS, mutual TLS), {@code --blocking} or
+ * {@code --reconnect} each connection is a thread of its own on a blocking socket instead ({@link BlockingBench}):
+ * the JDK's SSLSocket, not an SSLEngine under the selector. {@code --reconnect} opens a new connection for every
+ * transfer (connect, handshake, one transfer, close): the cost of a connection, with TLS of a full handshake.
  */
 final class BenchCommand {
 
-    private static final long SECOND = 1_000_000_000L;
-    private static final int CONNECT_TIMEOUT_MS = 5_000;
+    static final long SECOND = 1_000_000_000L;
+    static final int CONNECT_TIMEOUT_MS = 5_000;
     /** How long after the end the bench waits for the replies still outstanding. */
-    private static final long GRACE_NANOS = 60 * SECOND;
+    static final long GRACE_NANOS = 60 * SECOND;
 
     private BenchCommand() {
     }
 
     static int run(String[] args) throws UsageException {
-        Flags flags = Flags.parse("bench", args, 1, Set.of("host", "port", "connections", "duration", "warmup", "resend-ratio"), Set.of());
+        Flags flags = Flags.parse("bench", args, 1, Set.of("host", "port", "connections", "duration", "warmup", "resend-ratio",
+                "channel", "tls-truststore", "tls-keystore"), Set.of("blocking", "reconnect"));
         String host = flags.get("host", "localhost");
         int port = (int) flags.number("bench", "port", 9100, 1);
         int connections = (int) flags.number("bench", "connections", 8, 1);
@@ -62,9 +68,17 @@ final class BenchCommand {
             throw new UsageException("bench: --resend-ratio must be a number from 0 to 1, not '" + flags.get("resend-ratio", "") + "'");
         }
 
+        String channelId = flags.get("channel", "BNCH");
+        if (!channelId.matches("[0-9A-Za-z]{1,4}")) {
+            throw new UsageException("bench: --channel must be 1 to 4 letters or digits, not '" + channelId + "'");
+        }
+        ChannelTlsClient tls = ChannelTlsClient.of("bench", flags);
+        if (tls != null || flags.has("blocking") || flags.has("reconnect")) {
+            return BlockingBench.run(host, port, connections, warmupS, durationS, resendRatio, channelId, tls, flags.has("reconnect"));
+        }
         Bench bench;
         try {
-            bench = Bench.connect(new InetSocketAddress(host, port), connections, resendRatio);
+            bench = Bench.connect(new InetSocketAddress(host, port), connections, resendRatio, channelId);
         } catch (IOException e) {
             ErrorLine.print("bench: " + e.getMessage());
             return 1;
@@ -100,14 +114,17 @@ final class BenchCommand {
         private long measuredFrom;
         private long end;
 
-        private Bench(Selector selector, double resendRatio) {
+        private final String channelId;
+
+        private Bench(Selector selector, double resendRatio, String channelId) {
             this.selector = selector;
             this.resendRatio = resendRatio;
+            this.channelId = channelId;
         }
 
         /** Opens all connections, or none when one cannot be opened. */
-        static Bench connect(InetSocketAddress address, int count, double resendRatio) throws IOException {
-            Bench bench = new Bench(Selector.open(), resendRatio);
+        static Bench connect(InetSocketAddress address, int count, double resendRatio, String channelId) throws IOException {
+            Bench bench = new Bench(Selector.open(), resendRatio, channelId);
             try {
                 for (int i = 0; i < count; i++) {
                     bench.connect(address, i);
@@ -181,7 +198,7 @@ final class BenchCommand {
         }
 
         private void send(Connection connection) throws IOException {
-            connection.out = ByteBuffer.wrap(connection.nextFrame(resendRatio));
+            connection.out = ByteBuffer.wrap(connection.nextFrame(resendRatio, channelId));
             connection.sentAt = System.nanoTime();
             flush(connection);
         }
@@ -263,16 +280,7 @@ final class BenchCommand {
         }
 
         void printSummary(long warmupS, double elapsedS) {
-            long[] all = Arrays.copyOf(latencies, replies);
-            Arrays.sort(all);
-            System.out.printf("connections %d, duration %.1f s%s, resend ratio %.2f%n", connections.size(), elapsedS,
-                    warmupS > 0 ? " after a warm-up of " + warmupS + " s" : "", resendRatio);
-            System.out.printf("throughput  %.0f replies/s (%d replies)%n", elapsedS > 0 ? all.length / elapsedS : 0, all.length);
-            if (all.length > 0) {
-                System.out.printf("latency ms  p50 %.2f  p95 %.2f  p99 %.2f  max %.2f%n",
-                        ms(all, 0.50), ms(all, 0.95), ms(all, 0.99), all[all.length - 1] / 1e6);
-            }
-            System.out.println("codes       " + codes);
+            BenchCommand.printSummary(connections.size() + "", warmupS, elapsedS, resendRatio, Arrays.copyOf(latencies, replies), codes);
         }
 
         @Override
@@ -292,6 +300,21 @@ final class BenchCommand {
         }
     }
 
+    /** The summary of a run: throughput, latency percentiles and the count of each reply code. */
+    static void printSummary(String connections, long warmupS, double elapsedS, double resendRatio, long[] latencies,
+            Map<String, Long> codes) {
+        long[] all = latencies.clone();
+        Arrays.sort(all);
+        System.out.printf("connections %s, duration %.1f s%s, resend ratio %.2f%n", connections, elapsedS,
+                warmupS > 0 ? " after a warm-up of " + warmupS + " s" : "", resendRatio);
+        System.out.printf("throughput  %.0f replies/s (%d replies)%n", elapsedS > 0 ? all.length / elapsedS : 0, all.length);
+        if (all.length > 0) {
+            System.out.printf("latency ms  p50 %.2f  p95 %.2f  p99 %.2f  max %.2f%n",
+                    ms(all, 0.50), ms(all, 0.95), ms(all, 0.99), all[all.length - 1] / 1e6);
+        }
+        System.out.println("codes       " + codes);
+    }
+
     private static double ms(long[] sorted, double quantile) {
         int index = (int) Math.min(sorted.length - 1, Math.ceil(quantile * sorted.length) - 1);
         return sorted[Math.max(0, index)] / 1e6;
@@ -304,7 +327,7 @@ final class BenchCommand {
     }
 
     /** The progress line due at each whole second of the run; the warm-up's lines say so. */
-    private static final class Progress {
+    static final class Progress {
         private final long start;
         private final long warmupS;
         private final long durationS;
@@ -335,6 +358,12 @@ final class BenchCommand {
         }
     }
 
+    /** The frame of a new transfer of one minor unit for a channel, with a GUID of its own. */
+    static byte[] newTransferFrame(String channel) {
+        String guid = UUID.randomUUID().toString().replace("-", "");
+        return Frames.frame(Telegram.transferRequest(guid, channel, "1002003004005006", "2003004005006007", 1, "bench"));
+    }
+
     /** One channel connection and its request in flight. */
     private static final class Connection {
         final String name;
@@ -357,12 +386,11 @@ final class BenchCommand {
         }
 
         /** A resend of a frame sent before with probability {@code resendRatio}, else a new transfer. */
-        byte[] nextFrame(double resendRatio) {
+        byte[] nextFrame(double resendRatio, String channelId) {
             if (!sent.isEmpty() && random.nextDouble() < resendRatio) {
                 return sent.get(random.nextInt(sent.size()));
             }
-            String guid = UUID.randomUUID().toString().replace("-", "");
-            byte[] frame = Frames.frame(Telegram.transferRequest(guid, "BNCH", "1002003004005006", "2003004005006007", 1, "bench"));
+            byte[] frame = newTransferFrame(channelId);
             sent.add(frame);
             return frame;
         }

@@ -1,5 +1,7 @@
 package dev.idempotentrelay.cli;
 
+import dev.idempotentrelay.wire.ChannelAllowList;
+
 import java.net.URI;
 
 /** What values a relay property takes: {@link #problem} says what a refused value must be, in words. */
@@ -44,6 +46,18 @@ interface PropertyRule {
 
     static PropertyRule anything() {
         return value -> null;
+    }
+
+    /** Empty (every address allowed) or CIDR[,CIDR...], as {@link ChannelAllowList} reads them. */
+    static PropertyRule cidrs() {
+        return value -> {
+            try {
+                ChannelAllowList.of(value);
+                return null;
+            } catch (IllegalArgumentException e) {
+                return "must be CIDR[,CIDR...] such as 10.0.0.0/8,127.0.0.1/32 (" + e.getMessage() + ")";
+            }
+        };
     }
 
     static PropertyRule httpUrl() {

@@ -4,6 +4,7 @@ import static dev.idempotentrelay.cli.PropertyRule.address;
 import static dev.idempotentrelay.cli.PropertyRule.anything;
 import static dev.idempotentrelay.cli.PropertyRule.atLeast;
 import static dev.idempotentrelay.cli.PropertyRule.bool;
+import static dev.idempotentrelay.cli.PropertyRule.cidrs;
 import static dev.idempotentrelay.cli.PropertyRule.fileName;
 import static dev.idempotentrelay.cli.PropertyRule.httpUrl;
 import static dev.idempotentrelay.cli.PropertyRule.ledger;
@@ -48,7 +49,10 @@ enum RelayProperty {
     CORE_SIM_SLOW_MS("relay.core-sim.slow-ms", null, atLeast(0)),
     ADMIN_ENABLED("relay.admin.enabled", null, bool()),
     ADMIN_HOST("relay.admin.host", "admin-host", address()),
-    ADMIN_PORT("relay.admin.port", "admin-port", port());
+    ADMIN_PORT("relay.admin.port", "admin-port", port()),
+    TLS_KEYSTORE("relay.tls.keystore", "tls-keystore", anything()),
+    TLS_TRUSTSTORE("relay.tls.truststore", "tls-truststore", anything()),
+    CHANNEL_ALLOW("relay.channel.allow", "channel-allow", cidrs());
 
     /** The property's name in application.properties and --config files. */
     final String key;

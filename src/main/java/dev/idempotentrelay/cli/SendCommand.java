@@ -8,7 +8,10 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
 
-/** {@code send}: a channel client that sends one transfer and prints the reply's fields. */
+/**
+ * {@code send}: a channel client that sends one transfer and prints the reply's fields; over TLS with
+ * {@code --tls-truststore} and/or {@code --tls-keystore} ({@link ChannelTlsClient}).
+ */
 final class SendCommand {
 
     private static final int TIMEOUT_MS = 30_000;
@@ -18,17 +21,16 @@ final class SendCommand {
 
     static int run(String[] args) throws UsageException {
         Flags flags = Flags.parse("send", args, 1,
-                Set.of("host", "port", "guid", "from", "to", "amount", "memo", "channel"), Set.of());
+                Set.of("host", "port", "guid", "from", "to", "amount", "memo", "channel", "tls-truststore", "tls-keystore"), Set.of());
         String host = flags.get("host", "localhost");
         int port = (int) flags.number("send", "port", 9100, 1);
         if (port > 65535) {
             throw new UsageException("send: --port must be at most 65535, not " + port);
         }
         byte[] request = SendFields.request(flags);
+        ChannelTlsClient tls = ChannelTlsClient.of("send", flags);
         byte[] reply;
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(host, port), TIMEOUT_MS);
-            socket.setSoTimeout(TIMEOUT_MS);
+        try (Socket socket = tls == null ? plain(host, port) : tls.connect(host, port, TIMEOUT_MS)) {
             Frames.write(socket.getOutputStream(), request);
             reply = Frames.read(socket.getInputStream());
         } catch (IOException e) {
@@ -41,6 +43,18 @@ final class SendCommand {
         }
         System.out.println(describe(reply));
         return 0;
+    }
+
+    private static Socket plain(String host, int port) throws IOException {
+        Socket socket = new Socket();
+        try {
+            socket.connect(new InetSocketAddress(host, port), TIMEOUT_MS);
+            socket.setSoTimeout(TIMEOUT_MS);
+            return socket;
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
     }
 
     /** The reply's fields, one per line, and the raw message. */

@@ -1,9 +1,12 @@
 package dev.idempotentrelay.ops;
 
+import dev.idempotentrelay.RelaySecrets;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import org.apache.camel.CamelContext;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpServer;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpServerConfiguration;
 
@@ -14,6 +17,10 @@ import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpServerCon
  * to the context as Camel Main would: a service started before the routes, stopped after them. Unlike its parent,
  * it fails the start when it cannot listen (the parent only logs that), so that a relay never runs without the
  * admin endpoint it announces.
+ *
+ * <p>With a token ({@code RELAY_ADMIN_TOKEN}) every request but {@code GET /health} must present it
+ * ({@link AdminTokenCheck}, first on the router). Without one the endpoint may only listen on a loopback address:
+ * a relay asked to open it wider without a token does not start (SPEC section 8).
  */
 public final class AdminHttpServer extends VertxPlatformHttpServer {
 
@@ -21,18 +28,29 @@ public final class AdminHttpServer extends VertxPlatformHttpServer {
 
     private final String host;
     private final int port;
+    private final String token;
 
-    private AdminHttpServer(VertxPlatformHttpServerConfiguration configuration) {
+    private AdminHttpServer(VertxPlatformHttpServerConfiguration configuration, String token) {
         super(configuration);
         this.host = configuration.getBindHost();
         this.port = configuration.getBindPort();
+        this.token = token;
     }
 
-    public static void addTo(CamelContext context, String host, int port) throws Exception {
+    /**
+     * Adds the server for {@code host:port}, guarded by {@code token} when it is not null.
+     *
+     * @throws IllegalArgumentException when there is no token and {@code host} is not a loopback address
+     */
+    public static void addTo(CamelContext context, String host, int port, String token) throws Exception {
+        if (token == null && !loopback(host)) {
+            throw new IllegalArgumentException("the admin endpoint may listen on " + host + ", which is not a loopback address, "
+                    + "only with a token: set the environment variable " + RelaySecrets.ADMIN_TOKEN);
+        }
         VertxPlatformHttpServerConfiguration configuration = new VertxPlatformHttpServerConfiguration();
         configuration.setBindHost(host);
         configuration.setBindPort(port);
-        AdminHttpServer server = new AdminHttpServer(configuration);
+        AdminHttpServer server = new AdminHttpServer(configuration, token);
         // the platform-http engine finds the server (and so the port of its router) in the registry
         context.getRegistry().bind(BEAN, server);
         context.addService(server, true, true);
@@ -52,5 +70,18 @@ public final class AdminHttpServer extends VertxPlatformHttpServer {
             throw new IllegalStateException("the admin endpoint cannot listen on " + host + ":" + port + ": " + e.getMessage());
         }
         super.initializeServer();
+        if (token != null) {
+            // first on the router that the platform-http routes are added to later, so it runs before any of them
+            VertxPlatformHttpRouter router = VertxPlatformHttpRouter.lookup(getCamelContext(), VertxPlatformHttpRouter.getRouterNameFromPort(port));
+            router.route().order(Integer.MIN_VALUE).handler(new AdminTokenCheck(token));
+        }
+    }
+
+    private static boolean loopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (IOException e) {
+            return false; // an address that does not resolve cannot be known to be loopback
+        }
     }
 }

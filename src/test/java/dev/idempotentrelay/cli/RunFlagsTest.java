@@ -26,7 +26,8 @@ class RunFlagsTest {
                 "--core", "http://core:8080", "--connect-timeout-ms", "200", "--read-timeout-ms", "3000", "--no-jobs",
                 "--every", "5", "--purge-every", "600", "--min-age", "90", "--sent-stale-after", "300",
                 "--max-attempts", "7", "--days", "30", "--core-sim", "--admin-port", "9999", "--admin-host", "0.0.0.0",
-                "--dump-routes"});
+                "--dump-routes", "--tls-keystore", "relay.p12", "--tls-truststore", "channels-ca.p12",
+                "--channel-allow", "10.1.0.0/16,192.168.7.12/32"});
         assertEquals(Map.ofEntries(
                 Map.entry("relay.db", "x.db"), Map.entry("relay.port", "9999"), Map.entry("relay.core.url", "http://core:8080"),
                 Map.entry("relay.core.connect-timeout-ms", "200"), Map.entry("relay.core.read-timeout-ms", "3000"),
@@ -35,7 +36,15 @@ class RunFlagsTest {
                 Map.entry("relay.resolve.sent-stale-after", "300"), Map.entry("relay.reprocess.max-attempts", "7"),
                 Map.entry("relay.purge.days", "30"), Map.entry("relay.core-sim.enabled", "true"),
                 Map.entry("relay.admin.port", "9999"), Map.entry("relay.admin.host", "0.0.0.0"),
-                Map.entry("camel.main.dump-routes", "yaml")), p);
+                Map.entry("camel.main.dump-routes", "yaml"), Map.entry("relay.tls.keystore", "relay.p12"),
+                Map.entry("relay.tls.truststore", "channels-ca.p12"), Map.entry("relay.channel.allow", "10.1.0.0/16,192.168.7.12/32")), p);
+    }
+
+    @Test
+    void theChannelAllowListTakesIpv4AndIpv6CidrsAndBareAddresses() throws Exception {
+        String cidrs = "fd00::/8, 127.0.0.1 ,10.0.0.0/8,::1";
+        assertEquals(cidrs, RunCommand.properties(new String[] {"run", "--channel-allow", cidrs}).get("relay.channel.allow"));
+        assertEquals(" ", RunCommand.properties(new String[] {"run", "--channel-allow", " "}).get("relay.channel.allow"));
     }
 
     @Test
@@ -48,6 +57,14 @@ class RunFlagsTest {
                 assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--admin-host", " "})).getMessage());
         assertEquals("run: --every must be a whole number of at least 1, not '0'",
                 assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--every", "0"})).getMessage());
+        assertEquals("run: '10.0.0.0/33' in --channel-allow (relay.channel.allow) is not a CIDR such as 10.1.0.0/16 or 192.168.7.12/32",
+                assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--channel-allow", "10.0.0.1/32,10.0.0.0/33"})).getMessage());
+        assertEquals("run: 'localhost' in --channel-allow (relay.channel.allow) is not a CIDR such as 10.1.0.0/16 or 192.168.7.12/32",
+                assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--channel-allow", "localhost"})).getMessage());
+        assertEquals("run: '' in --channel-allow (relay.channel.allow) is not a CIDR such as 10.1.0.0/16 or 192.168.7.12/32",
+                assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--channel-allow", "10.0.0.0/8,"})).getMessage());
+        assertEquals("run: --tls-keystore needs a PKCS12 file",
+                assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--tls-keystore", ""})).getMessage());
         assertEquals("run: --routes " + dir + " holds no *.camel.yaml route",
                 assertThrows(UsageException.class, () -> RunCommand.properties(new String[] {"run", "--routes", dir.toString()})).getMessage());
     }

@@ -23,12 +23,32 @@ public final class AdminClient {
     private final String baseUrl;
 
     public AdminClient(String baseUrl) {
+        this(baseUrl, null);
+    }
+
+    private final String authorization;
+
+    public AdminClient(String baseUrl, String authorization) {
         this.baseUrl = baseUrl;
+        this.authorization = authorization;
+    }
+
+    /** The same endpoint, every request with {@code Authorization: Bearer <token>}. */
+    public AdminClient withToken(String token) {
+        return new AdminClient(baseUrl, "Bearer " + token);
+    }
+
+    /** The same endpoint, every request with this Authorization header. */
+    public AdminClient withAuthorization(String header) {
+        return new AdminClient(baseUrl, header);
     }
 
     public HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(30)).GET().build();
-        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(30)).GET();
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** GET, expecting the given status, the body as JSON. */

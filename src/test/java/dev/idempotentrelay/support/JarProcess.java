@@ -59,9 +59,23 @@ public final class JarProcess implements AutoCloseable {
         return in(workDir).start(args);
     }
 
+    /** Starts the jar in {@code workDir} with these environment variables added. */
+    public static JarProcess start(Path workDir, Map<String, String> environment, String... args) throws IOException {
+        Launch launch = in(workDir);
+        environment.forEach(launch::env);
+        return launch.start(args);
+    }
+
     /** Runs the jar in {@code workDir} to its end; the exit code and the output stay readable. */
     public static JarProcess run(Path workDir, String... args) throws Exception {
         return in(workDir).run(args);
+    }
+
+    /** Runs the jar in {@code workDir} to its end with these environment variables added. */
+    public static JarProcess run(Path workDir, Map<String, String> environment, String... args) throws Exception {
+        Launch launch = in(workDir);
+        environment.forEach(launch::env);
+        return launch.run(args);
     }
 
     /** A jar process to be started in {@code workDir}, with environment variables or as an unprivileged user. */
@@ -141,6 +155,11 @@ public final class JarProcess implements AutoCloseable {
         if (output.stream().noneMatch(l -> l.contains(fragment))) {
             throw new AssertionError("the jar ended without printing '" + fragment + "': " + output + ", stderr " + errors);
         }
+    }
+
+    /** The command line the operating system shows for the process (as ps does), or empty when it does not say. */
+    public java.util.Optional<String> commandLine() {
+        return process.info().commandLine();
     }
 
     public int exitCode() throws InterruptedException {

@@ -1,6 +1,7 @@
 package dev.idempotentrelay.support;
 
 import dev.idempotentrelay.Relay;
+import dev.idempotentrelay.RelaySecrets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -52,6 +53,7 @@ public final class RelayUnderTest implements AutoCloseable {
     public static final class Builder {
         private final Path db;
         private final Map<String, String> properties = new HashMap<>();
+        private Map<String, String> environment = Map.of();
 
         private Builder(Path db, String ledger, String coreUrl) {
             this.db = db;
@@ -72,11 +74,24 @@ public final class RelayUnderTest implements AutoCloseable {
             return this;
         }
 
+        /** The environment the relay reads its secrets from (passwords, admin token); none by default. */
+        public Builder environment(Map<String, String> environment) {
+            this.environment = environment;
+            return this;
+        }
+
+        /** Mutual TLS with the test certificates: the relay's own, and the channels' CA. */
+        public Builder mutualTls() {
+            TestCertificates certificates = TestCertificates.get();
+            environment = TestCertificates.passwords();
+            return with("relay.tls.keystore", certificates.relay.toString()).with("relay.tls.truststore", certificates.trust.toString());
+        }
+
         public RelayUnderTest start() throws Exception {
             int port = Ports.free();
             properties.put("relay.port", Integer.toString(port));
             int adminPort = Integer.parseInt(properties.computeIfAbsent("relay.admin.port", p -> Integer.toString(Ports.free())));
-            return new RelayUnderTest(Relay.start(properties), port, adminPort, db);
+            return new RelayUnderTest(Relay.start(properties, RelaySecrets.from(environment)), port, adminPort, db);
         }
     }
 }
