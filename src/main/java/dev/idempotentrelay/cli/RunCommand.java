@@ -2,6 +2,7 @@ package dev.idempotentrelay.cli;
 
 import dev.idempotentrelay.Relay;
 import dev.idempotentrelay.ledger.LedgerDialect;
+import dev.idempotentrelay.wire.ChannelAllowList;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,6 +68,19 @@ final class RunCommand {
         Settings settings = Settings.load("run", flags, environment);
         for (Map.Entry<String, String> flag : flags.all().entrySet()) {
             RelayProperty.ofFlag(flag.getKey()).ifPresent(p -> settings.flag(p.flag, p.key, flag.getValue()));
+        }
+        // an empty --tls-* flag is a mistake (an unset variable, say), never a wish for plain TCP
+        for (String file : new String[] {"tls-keystore", "tls-truststore"}) {
+            if (flags.has(file) && flags.get(file, "").isBlank()) {
+                throw new UsageException("run: --" + file + " needs a PKCS12 file");
+            }
+        }
+        if (flags.has("channel-allow")) {
+            try {
+                ChannelAllowList.of(flags.get("channel-allow", ""));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("run: " + e.getMessage());
+            }
         }
         if (flags.has("routes")) {
             settings.flag("routes", "camel.main.routes-include-pattern", routesPattern(flags.get("routes", null)));
