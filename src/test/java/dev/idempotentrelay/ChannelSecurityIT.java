@@ -64,12 +64,12 @@ class ChannelSecurityIT {
             JarProcess noCertificate = send(sends, TestCertificates.passwords(), port, newGuid(), "MOB1",
                     "--tls-truststore", certificates.trust.toString());
             assertEquals(1, noCertificate.exitCode());
-            assertTrue(noCertificate.errors().get(0).startsWith("send: no reply from localhost:" + port + ": "), noCertificate.errors().toString());
+            assertTrue(noCertificate.errors().get(0).startsWith("idempotent-relay: send: no reply from localhost:" + port + ": "), noCertificate.errors().toString());
             relay.awaitLine("TLS handshake failed: Empty client certificate chain", Duration.ofSeconds(10));
 
             JarProcess plain = send(sends, Map.of(), port, newGuid(), "MOB1");
             assertEquals(1, plain.exitCode());
-            assertEquals(List.of("send: the relay closed the connection without a reply"), plain.errors());
+            assertEquals(List.of("idempotent-relay: send: the relay closed the connection without a reply"), plain.errors());
             relay.awaitLine("TLS handshake failed: what arrived is not TLS (a plain TCP client?)", Duration.ofSeconds(10));
 
             try (Channel outsider = Channel.openFrom("127.0.0.2", port)) {

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Benchmark of the ledger's two databases in one run: the C core and the C load of ../shared/bench (built with gcc),
+# then, one after another, each on a fresh ledger and with the same load (new GUIDs, CONNECTIONS in all):
+#   sqlite      one relay on a SQLite file (WAL, synchronous=FULL, group commit)
+#   pg-1        one relay on PostgreSQL (fsync on, synchronous_commit on: durable)
+#   pg-2        two relays on the same PostgreSQL database, the load split between them
+# PostgreSQL runs on this machine from its own binaries (apt-get install postgresql), as the user postgres when root.
+#   scripts/bench-postgres.sh                       # 15 s measured after 30 s of load, 32 connections
+#   DURATION=30 WARMUP=60 CONNECTIONS=64 scripts/bench-postgres.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-15}
+WARMUP=${WARMUP:-30}
+CONNECTIONS=${CONNECTIONS:-32}
+JAR=target/idempotent-relay.jar
+[ -f "$JAR" ] || mvn -B -q package -DskipTests
+SHARED=../shared/bench/c
+BIN=$(mktemp -d)
+gcc -O2 -o "$BIN/fastcore" "$SHARED/fastcore.c"
+gcc -O2 -o "$BIN/loadgen" "$SHARED/loadgen.c"
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+work=$(mktemp -d)
+pids=()
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  as_pg "$PG_BIN/pg_ctl" -D "$work/pg" -m fast stop >/dev/null 2>&1 || true
+  rm -rf "$work" "$BIN"
+}
+trap cleanup EXIT
+[ "$(id -u)" = 0 ] && chown postgres "$work"
+
+pg_port=$(free_port)
+as_pg "$PG_BIN/initdb" -D "$work/pg" -A trust -U postgres >/dev/null
+as_pg "$PG_BIN/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
+  -o "-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB" start >/dev/null
+pg() { as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -qAt "$@"; }
+echo "machine: $(nproc) cores, $(java -version 2>&1 | head -1), PostgreSQL $(pg -c 'show server_version'),"\
+     "fsync $(pg -c 'show fsync'), synchronous_commit $(pg -c 'show synchronous_commit')"
+
+core_port=$(free_port)
+"$BIN/fastcore" "$core_port" & pids+=($!)
+core="http://127.0.0.1:$core_port"
+posts() { curl -s "$core/_stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["calls"])'; }
+
+start_relay() { # name db -> sets relay_port, appends pid
+  local name=$1 db=$2
+  relay_port=$(free_port)
+  java -jar "$JAR" run --db "$db" --db-user postgres --port "$relay_port" --core "$core" --no-jobs \
+    --admin-port "$(free_port)" > "$work/$name.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 150); do grep -q "listening on port" "$work/$name.log" && return 0; sleep 0.2; done
+  cat "$work/$name.log"; exit 1
+}
+
+load() { # ports... : the connections split between them, warm-up then measured, one line per port
+  local n=$# per=$((CONNECTIONS / $#)) out=()
+  for port in "$@"; do "$BIN/loadgen" -p "$port" -c "$per" -d "$WARMUP" -w 0 -r 0 > /dev/null & out+=($!); done
+  wait "${out[@]}"
+  out=()
+  for port in "$@"; do "$BIN/loadgen" -p "$port" -c "$per" -d "$DURATION" -w 0 -r 0 > "$work/load-$port.txt" & out+=($!); done
+  wait "${out[@]}"
+  for port in "$@"; do echo "  port $port ($per connections): $(tail -n 1 "$work/load-$port.txt")"; done
+}
+
+echo; echo "== sqlite: one relay, $CONNECTIONS connections"
+p0=$(posts)
+start_relay sqlite "$work/bench.db"; load "$relay_port"
+kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
+echo "  ledger rows $(sqlite3 "$work/bench.db" 'select count(*) from tx' 2>/dev/null || echo '?'), core POSTs $(( $(posts) - p0 ))"
+
+echo; echo "== pg-1: one relay on PostgreSQL, $CONNECTIONS connections"
+pg -c 'create database pg1'
+p0=$(posts)
+start_relay pg1 "jdbc:postgresql://127.0.0.1:$pg_port/pg1"; load "$relay_port"
+kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
+echo "  ledger rows $(pg -d pg1 -c 'select count(*) from tx'), core POSTs $(( $(posts) - p0 ))"
+
+echo; echo "== pg-2: two relays on one PostgreSQL database, $CONNECTIONS connections split between them"
+pg -c 'create database pg2'
+p0=$(posts)
+start_relay pg2a "jdbc:postgresql://127.0.0.1:$pg_port/pg2"; port_a=$relay_port
+start_relay pg2b "jdbc:postgresql://127.0.0.1:$pg_port/pg2"; port_b=$relay_port
+load "$port_a" "$port_b"
+echo "  ledger rows $(pg -d pg2 -c 'select count(*) from tx'), core POSTs $(( $(posts) - p0 ))"
+echo "  PostgreSQL: $(pg -d pg2 -c "select 'commits ' || xact_commit || ', WAL syncs ' || (select wal_sync from pg_stat_wal) from pg_stat_database where datname = 'pg2'")"
