@@ -6,6 +6,8 @@
 #     scripts/bench.sh, to show what the client model alone changes;
 #   - the cost of a connection: bench --reconnect (connect, handshake, one transfer, close), 8 at a time; a TLS
 #     session is never resumed, so each handshake is a full one.
+# Besides throughput and latency, each run prints the CPU time the relay and the bench spent per transfer: on a
+# machine shared with other work the throughput says how much CPU was left over, the CPU per transfer what TLS costs.
 # Certificates are made with keytool into a temporary folder (EC P-256, as in the README's example).
 #   scripts/bench-tls.sh                       # 15 s measured per run, after 5 s of the bench's warm-up
 #   DURATION=30 WARMUP=10 PREWARM=20 scripts/bench-tls.sh
@@ -48,11 +50,18 @@ core_port=$(free_port)
 java -jar "$JAR" core-sim --port "$core_port" > "$work/core.log" 2>&1 &
 pids+=($!)
 
-bench() { # LABEL ARGS...: one run, its summary lines
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # user + system CPU of a process, in clock ticks
+bench() { # LABEL ARGS...: one run, its summary lines, and the CPU that relay and bench spent per transfer
   local label=$1; shift
   echo "== $label: bench $*"
-  java -jar "$JAR" bench --port "$relay_port" --duration "$DURATION" --warmup "$WARMUP" "$@" > "$work/bench.out" 2>&1 || true
+  local before; before=$(ticks "$relay_pid")
+  /usr/bin/time -f "%U %S" -o "$work/bench.cpu" java -jar "$JAR" bench --port "$relay_port" --duration "$DURATION" \
+       --warmup "$WARMUP" "$@" > "$work/bench.out" 2>&1 || true
+  local relay_ticks=$(( $(ticks "$relay_pid") - before ))
   tail -n 4 "$work/bench.out"
+  # every reply of the run, warm-up included (the last progress line), against all the CPU of the run
+  local replies; replies=$(grep -E '^ *[0-9]+s ' "$work/bench.out" | tail -n 1 | awk '{print $2}')
+  awk -v r="$relay_ticks" -v n="${replies:-0}" -v hz="$(getconf CLK_TCK)" '{ if (n > 0) printf "cpu         relay %.0f us, bench %.0f us per transfer (%d transfers)\n", r / hz * 1e6 / n, ($1 + $2) * 1e6 / n, n }' "$work/bench.cpu"
 }
 
 for config in plain tls mtls; do

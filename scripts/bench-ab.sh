@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# A/B of relay builds on the plain path: each variant LABEL=JAR[:ROUTES_DIR] is started in turn on a fresh ledger
+# against one core simulator, warmed up 10 s, then measured with the selector bench at 32 connections; prints the
+# throughput and the relay's CPU per transfer (its /proc ticks over the measured bench, over every reply of it).
+# List a variant more than once to interleave them (ABBA), e.g. against the build before issue 13:
+#   git worktree add /tmp/before e95bf27 && (cd /tmp/before && mvn -B -q package -DskipTests)
+#   VARIANTS="old=/tmp/before/target/idempotent-relay.jar new=target/idempotent-relay.jar new=target/idempotent-relay.jar \
+#             old=/tmp/before/target/idempotent-relay.jar" scripts/bench-ab.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BENCH_JAR=${BENCH_JAR:-target/idempotent-relay.jar}
+RELAY_OPTS=${RELAY_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}
+DURATION=${DURATION:-15}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+work=$(mktemp -d); pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+core_port=$(free_port)
+java -jar "$BENCH_JAR" core-sim --port "$core_port" > "$work/core.log" 2>&1 &
+pids+=($!)
+i=0
+for v in ${VARIANTS:?VARIANTS=\"LABEL=JAR[:ROUTES_DIR] ...\"}; do
+  i=$((i + 1)); label=${v%%=*}; rest=${v#*=}; jar=${rest%%:*}; routes=""; [ "$rest" != "$jar" ] && routes=${rest#*:}
+  extra=(); [ -n "$routes" ] && extra=(--routes "$routes")
+  port=$(free_port)
+  # a log of its own per relay: a background start may not have truncated a shared one before it is read
+  java $RELAY_OPTS -jar "$jar" run --port "$port" --core "http://localhost:$core_port" --db "$work/$i.db" --no-jobs \
+       --admin-port "$(free_port)" "${extra[@]}" > "$work/relay-$i.log" 2>&1 &
+  pid=$!; pids+=($pid)
+  for _ in $(seq 1 600); do grep -q "listening on port" "$work/relay-$i.log" 2>/dev/null && break; sleep 0.2; done
+  java -jar "$BENCH_JAR" bench --port "$port" --connections 32 --duration 10 > /dev/null 2>&1 || true
+  t0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  java -jar "$BENCH_JAR" bench --port "$port" --connections 32 --duration "$DURATION" --warmup 5 > "$work/bench.out" 2>&1 || true
+  t1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  n=$(grep -E '^ *[0-9]+s ' "$work/bench.out" | tail -n 1 | awk '{print $2}')
+  echo "$i $label: $(grep throughput "$work/bench.out" || tail -n 3 "$work/bench.out") | relay cpu" \
+       "$(( (t1 - t0) * 1000000 / $(getconf CLK_TCK) / ${n:-1} )) us/transfer | load $(cut -d' ' -f1 /proc/loadavg)"
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+done
