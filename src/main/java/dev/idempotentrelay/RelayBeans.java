@@ -97,8 +97,8 @@ public class RelayBeans implements CamelConfiguration {
             if (!user.isBlank()) {
                 pool.setUsername(user);
             }
-            // the password only from the environment: never a property, a flag or a log line
-            String password = System.getenv("RELAY_DB_PASSWORD");
+            // the password only from the environment (RelaySecrets): never a property, a flag or a log line
+            String password = secrets(context).dbPassword();
             if (password != null) {
                 pool.setPassword(password);
             }

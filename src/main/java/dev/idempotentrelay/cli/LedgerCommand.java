@@ -1,6 +1,7 @@
 package dev.idempotentrelay.cli;
 
 import dev.idempotentrelay.Relay;
+import dev.idempotentrelay.RelaySecrets;
 import dev.idempotentrelay.ledger.LedgerDialect;
 import dev.idempotentrelay.ledger.LedgerReader;
 import dev.idempotentrelay.ledger.LedgerRowView;
@@ -128,8 +129,8 @@ final class LedgerCommand {
         return 0;
     }
 
-    /** A ledger as the ledger commands name it: a SQLite file, or a PostgreSQL URL and its user. */
-    record Ledger(String db, String user) {
+    /** A ledger as the ledger commands name it: a SQLite file, or a PostgreSQL URL, its user and password. */
+    record Ledger(String db, String user, String password) {
         @Override
         public String toString() {
             return LedgerDialect.describe(db);
@@ -147,7 +148,7 @@ final class LedgerCommand {
         }
         settings.check(command, List.of(RelayProperty.DB));
         existingLedger(command, settings);
-        return new Ledger(settings.get(RelayProperty.DB), settings.get(RelayProperty.DB_USER));
+        return new Ledger(settings.get(RelayProperty.DB), settings.get(RelayProperty.DB_USER), RelaySecrets.from(environment).dbPassword());
     }
 
     /**
@@ -163,7 +164,7 @@ final class LedgerCommand {
 
     private static LedgerReader open(String command, Ledger db) throws UsageException {
         try {
-            return LedgerDialect.of(db.db()) == LedgerDialect.POSTGRESQL ? LedgerReader.openDatabase(db.db(), db.user())
+            return LedgerDialect.of(db.db()) == LedgerDialect.POSTGRESQL ? LedgerReader.openDatabase(db.db(), db.user(), db.password())
                     : LedgerReader.open(Path.of(db.db()));
         } catch (SQLException e) {
             throw unreadable(command, db, e);

@@ -44,15 +44,14 @@ public final class LedgerReader implements AutoCloseable {
     }
 
     /**
-     * A PostgreSQL ledger (a {@code jdbc:postgresql:} URL), read-only, as {@code user} (or the URL's user=) with the
-     * password of the environment variable RELAY_DB_PASSWORD (or the URL's password=).
+     * A PostgreSQL ledger (a {@code jdbc:postgresql:} URL), read-only, as {@code user} (or the URL's user=) with
+     * {@code password} (null: the URL's password=, if any).
      */
-    public static LedgerReader openDatabase(String url, String user) throws SQLException {
+    public static LedgerReader openDatabase(String url, String user, String password) throws SQLException {
         java.util.Properties login = new java.util.Properties();
         if (user != null && !user.isBlank()) {
             login.setProperty("user", user);
         }
-        String password = System.getenv("RELAY_DB_PASSWORD");
         if (password != null) {
             login.setProperty("password", password);
         }
