@@ -76,16 +76,12 @@ public final class Relay implements AutoCloseable {
     public void close() {
         AutoCloseable ledger = main.getCamelContext() == null ? null
                 : main.getCamelContext().getRegistry().lookupByNameAndType("ledger", AutoCloseable.class);
-        AutoCloseable pool = main.getCamelContext() == null ? null
-                : main.getCamelContext().getRegistry().lookupByNameAndType("ledgerPool", AutoCloseable.class);
         try {
             drainChannels();
             main.stop();
+            // the ledger closes its pool: on PostgreSQL it is the pool, on SQLite the group-commit writer closes its reads
             if (ledger != null) {
                 ledger.close();
-            }
-            if (pool != null && pool != ledger) {
-                pool.close();
             }
         } catch (Exception e) {
             throw new IllegalStateException("the ledger did not close: " + e.getMessage(), e);

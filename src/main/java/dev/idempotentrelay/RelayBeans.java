@@ -110,7 +110,6 @@ public class RelayBeans implements CamelConfiguration {
             groupCommit.setGroupCommit(Boolean.parseBoolean(text(context, "relay.db.group-commit")));
             ledger = groupCommit;
         }
-        beans.bind("ledgerPool", pool);
         beans.bind("ledger", ledger);
         beans.bind("ledgerDialect", dialect);
         beans.bind("sql", new LedgerSqlComponent());
