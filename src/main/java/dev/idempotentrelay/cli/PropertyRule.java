@@ -1,7 +1,6 @@
 package dev.idempotentrelay.cli;
 
 import dev.idempotentrelay.wire.ChannelAllowList;
-
 import java.net.URI;
 
 /** What values a relay property takes: {@link #problem} says what a refused value must be, in words. */
@@ -34,10 +33,6 @@ interface PropertyRule {
 
     static PropertyRule address() {
         return value -> value.isBlank() ? "must be an address, such as 127.0.0.1 or 0.0.0.0" : null;
-    }
-
-    static PropertyRule fileName() {
-        return value -> value.isBlank() ? "must name a file" : null;
     }
 
     static PropertyRule ledger() {

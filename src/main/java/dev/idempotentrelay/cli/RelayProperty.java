@@ -5,7 +5,6 @@ import static dev.idempotentrelay.cli.PropertyRule.anything;
 import static dev.idempotentrelay.cli.PropertyRule.atLeast;
 import static dev.idempotentrelay.cli.PropertyRule.bool;
 import static dev.idempotentrelay.cli.PropertyRule.cidrs;
-import static dev.idempotentrelay.cli.PropertyRule.fileName;
 import static dev.idempotentrelay.cli.PropertyRule.httpUrl;
 import static dev.idempotentrelay.cli.PropertyRule.ledger;
 import static dev.idempotentrelay.cli.PropertyRule.port;
