@@ -1,7 +1,14 @@
 package dev.idempotentrelay.core;
 
 import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.impl.io.DefaultHttpClientConnectionOperator;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
+import org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy;
+import org.apache.hc.client5.http.ssl.TlsSocketStrategy;
+import org.apache.hc.core5.http.URIScheme;
+import org.apache.hc.core5.http.config.Lookup;
+import org.apache.hc.core5.pool.PoolConcurrencyPolicy;
+import org.apache.hc.core5.pool.PoolReusePolicy;
 import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
 
@@ -9,7 +16,10 @@ import org.apache.hc.core5.util.Timeout;
  * The pool of HTTP connections to the core. Every pooled connection is checked before it is reused:
  * a keep-alive connection that the core closed while it sat idle carries no delivery, and must not
  * turn a core that has gone down into E901 (outcome unknown) instead of E902 (certainly not sent).
- * Configured from application.properties as a Camel bean.
+ * Configured from application.properties as a Camel bean. The JDK's TLS context for an {@code https} core
+ * is made on the first https connection, not at start: building it (the default trust store read and parsed)
+ * was a large part of the relay's time to listening, for a core that is most often plain http on a private
+ * network.
  */
 public class CoreConnectionManager extends PoolingHttpClientConnectionManager {
 
@@ -18,7 +28,9 @@ public class CoreConnectionManager extends PoolingHttpClientConnectionManager {
     private long validateAfterInactivityMs = 0;
 
     public CoreConnectionManager() {
-        super();
+        // what the no-argument constructor of the pool does, with the TLS strategy looked up on first use
+        super(new DefaultHttpClientConnectionOperator(null, null, new TlsOnFirstUse()), PoolConcurrencyPolicy.STRICT,
+                PoolReusePolicy.LIFO, TimeValue.NEG_ONE_MILLISECOND, null);
         applyConnectionConfig();
     }
 
@@ -54,5 +66,28 @@ public class CoreConnectionManager extends PoolingHttpClientConnectionManager {
                 .setSocketTimeout(Timeout.ofMilliseconds(readTimeoutMs))
                 .setValidateAfterInactivity(TimeValue.ofMilliseconds(validateAfterInactivityMs))
                 .build());
+    }
+
+    /** HttpClient's default TLS strategy for {@code https}, made when the first https connection asks for it. */
+    private static final class TlsOnFirstUse implements Lookup<TlsSocketStrategy> {
+        private volatile TlsSocketStrategy tls;
+
+        @Override
+        public TlsSocketStrategy lookup(String scheme) {
+            if (!URIScheme.HTTPS.same(scheme)) {
+                return null;
+            }
+            TlsSocketStrategy strategy = tls;
+            if (strategy == null) {
+                synchronized (this) {
+                    strategy = tls;
+                    if (strategy == null) {
+                        strategy = DefaultClientTlsStrategy.createDefault();
+                        tls = strategy;
+                    }
+                }
+            }
+            return strategy;
+        }
     }
 }
