@@ -26,6 +26,9 @@ public final class JarProcess implements AutoCloseable {
     public static final Path BUILT_JAR = Path.of("target", "idempotent-relay.jar").toAbsolutePath();
     /** Its name in the folder it runs from. */
     public static final String JAR_NAME = "idempotent-relay.jar";
+    /** The launcher script of the repository, and its name beside the jar (the layout of an installation). */
+    public static final Path LAUNCHER = Path.of("bin", "idempotent-relay").toAbsolutePath();
+    public static final String LAUNCHER_NAME = "idempotent-relay";
 
     private final Process process;
     private final List<String> output = new CopyOnWriteArrayList<>();
@@ -100,6 +103,7 @@ public final class JarProcess implements AutoCloseable {
         private final Path workDir;
         private final Map<String, String> env = new LinkedHashMap<>();
         private boolean unprivileged;
+        private boolean launcher;
 
         private Launch(Path workDir) {
             this.workDir = workDir;
@@ -120,15 +124,29 @@ public final class JarProcess implements AutoCloseable {
             return this;
         }
 
+        /** Starts the launcher ({@code bin/idempotent-relay}, copied beside the jar) instead of {@code java -jar}. */
+        public Launch withLauncher() {
+            launcher = true;
+            return this;
+        }
+
         public JarProcess start(String... args) throws IOException {
             Path jar = copyInto(workDir);
             List<String> command = new ArrayList<>();
             if (unprivileged && Unprivileged.needed()) {
                 command.addAll(Unprivileged.prefix());
             }
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.add("-jar");
-            command.add(jar.getFileName().toString());
+            if (launcher) {
+                Path script = workDir.resolve(LAUNCHER_NAME);
+                if (!Files.exists(script)) {
+                    Files.copy(LAUNCHER, script);
+                }
+                command.add(script.toString());
+            } else {
+                command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+                command.add("-jar");
+                command.add(jar.getFileName().toString());
+            }
             command.addAll(List.of(args));
             ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile());
             builder.environment().keySet().removeIf(name -> name.startsWith("RELAY_") || name.equals("CLASSPATH"));
@@ -138,9 +156,9 @@ public final class JarProcess implements AutoCloseable {
 
         public JarProcess run(String... args) throws Exception {
             JarProcess process = start(args);
-            if (!process.process.waitFor(60, TimeUnit.SECONDS)) {
+            if (!process.process.waitFor(180, TimeUnit.SECONDS)) {
                 process.close();
-                throw new AssertionError("the jar did not finish within 60 s: " + String.join(" ", args));
+                throw new AssertionError("the jar did not finish within 180 s: " + String.join(" ", args));
             }
             for (Thread reader : process.readers) {
                 reader.join(10_000);
