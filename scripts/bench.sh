@@ -5,6 +5,7 @@
 #   scripts/bench.sh                  # 15 s measured per run, after 5 s of the bench's own warm-up
 #   DURATION=30 WARMUP=10 scripts/bench.sh   # longer runs, longer warm-up (WARMUP=0: none)
 #   RELAY_OPTS="-Xmx256m" ...         # JVM options of the relay (default below); -Dkey=value overrides a property
+#   LAUNCHER=bin/idempotent-relay ... # start the relay with the launcher (its JVM, options and cache) instead
 #   CONNECTIONS="32" RESENDS=no ...   # which runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,12 +28,14 @@ echo "ledger:  $work/bench.db (WAL, synchronous=FULL), disk: $(df -h "$work" | a
 
 java -jar "$JAR" core-sim --port "$core_port" > "$work/core.log" 2>&1 &
 pids+=($!)
-java $RELAY_OPTS -jar "$JAR" run --port "$relay_port" --core "http://localhost:$core_port" --db "$work/bench.db" --no-jobs --admin-port "$(free_port)" > "$work/relay.log" 2>&1 &
+if [ -n "${LAUNCHER:-}" ]; then relay_cmd=("$LAUNCHER"); else relay_cmd=(java $RELAY_OPTS -jar "$JAR"); fi
+launched=$(date +%s%N)
+"${relay_cmd[@]}" run --port "$relay_port" --core "http://localhost:$core_port" --db "$work/bench.db" --no-jobs --admin-port "$(free_port)" > "$work/relay.log" 2>&1 &
 relay_pid=$!
 pids+=($relay_pid)
-for _ in $(seq 1 100); do grep -q "listening on port" "$work/relay.log" 2>/dev/null && break; sleep 0.2; done
+for _ in $(seq 1 1000); do grep -q "listening on port" "$work/relay.log" 2>/dev/null && break; sleep 0.02; done
 grep -q "listening on port" "$work/relay.log" || { echo "the relay did not start:"; cat "$work/relay.log"; exit 1; }
-echo "relay:   java $RELAY_OPTS -jar $JAR run --no-jobs (pid $relay_pid)"
+echo "relay:   ${relay_cmd[*]} run --no-jobs (pid $relay_pid), listening $(( ($(date +%s%N) - launched) / 1000000 )) ms after launch"
 
 peak_rss=0
 run_bench() {
@@ -50,6 +53,11 @@ run_bench() {
   echo "relay RSS peak so far: $((peak_rss / 1024)) MiB"
 }
 
+# cold: the first 15 s after the port opened, as after a restart in a rolling deploy
+echo
+echo "== cold: bench --connections 32 --duration 15, from the moment the port opened"
+java -jar "$JAR" bench --port "$relay_port" --connections 32 --duration 15 > "$work/bench.out" 2>&1 || true
+tail -n 4 "$work/bench.out"
 echo "warm-up: 90 s at 32 connections (the JIT compiles the hot path)"
 java -jar "$JAR" bench --port "$relay_port" --connections 32 --duration 90 > /dev/null 2>&1 || true
 for c in ${CONNECTIONS:-1 8 32 128}; do run_bench "$c" 0; done
