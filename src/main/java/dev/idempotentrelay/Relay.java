@@ -19,8 +19,8 @@ import org.apache.camel.main.MainListenerSupport;
 /**
  * The relay as a Camel Main application: application.properties, overridden by the given properties
  * (the command line's flags), the YAML routes, and the Java beans they call (wired by {@link RelayBeans}). Before any
- * route starts, {@code schema.sql} is applied to the ledger and, when asked, the core simulator starts and the
- * admin endpoint's HTTP server is added (relay.admin.enabled).
+ * route starts, {@code schema.sql} is applied to the ledger (with relay.jobs.clustered, Quartz's tables too) and,
+ * when asked, the core simulator starts and the admin endpoint's HTTP server is added (relay.admin.enabled).
  */
 public final class Relay implements AutoCloseable {
 
@@ -121,7 +121,8 @@ public final class Relay implements AutoCloseable {
     private void prepare(CamelContext context) {
         DataSource ledger = context.getRegistry().lookupByNameAndType("ledger", DataSource.class);
         try {
-            LedgerSchema.apply(ledger, context.getRegistry().lookupByNameAndType("ledgerDialect", LedgerDialect.class));
+            LedgerSchema.apply(ledger, context.getRegistry().lookupByNameAndType("ledgerDialect", LedgerDialect.class),
+                    RelayBeans.clusteredJobs(context));
         } catch (Exception e) {
             throw new LedgerUnusableException(context.resolvePropertyPlaceholders("{{relay.db}}"), e);
         }

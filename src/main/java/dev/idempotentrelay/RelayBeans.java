@@ -2,6 +2,7 @@ package dev.idempotentrelay;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotentrelay.core.CoreConnectionManager;
+import dev.idempotentrelay.jobs.ClusteredJobStore;
 import dev.idempotentrelay.jobs.JobRunSummary;
 import dev.idempotentrelay.ledger.GroupCommitDataSource;
 import dev.idempotentrelay.ledger.LedgerDialect;
@@ -35,6 +36,7 @@ import java.util.List;
 import javax.sql.DataSource;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
+import org.apache.camel.component.quartz.QuartzComponent;
 import org.apache.camel.model.Model;
 import org.apache.camel.processor.aggregate.GroupedBodyAggregationStrategy;
 import org.apache.camel.spi.Registry;
@@ -114,6 +116,18 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("ledgerDialect", dialect);
         beans.bind("sql", new LedgerSqlComponent());
 
+        // the timers of the timed routes (quartz:relay-jobs/...): in memory in every relay (Quartz's RAMJobStore,
+        // safe as every transition is a guarded statement), or with relay.jobs.clustered in Quartz's JDBC job store on
+        // the PostgreSQL ledger and its pool, shared by the relays on it: each run on one relay at a time
+        if (clusteredJobs(context)) {
+            if (dialect != LedgerDialect.POSTGRESQL) {
+                throw new IllegalArgumentException("relay.jobs.clustered needs a PostgreSQL ledger, not "
+                        + LedgerDialect.describe(text(context, "relay.db")));
+            }
+            context.getComponent("quartz", QuartzComponent.class).setProperties(ClusteredJobStore.properties(ledger,
+                    ClusteredJobStore.instanceId(integer(context, "relay.port")), number(context, "relay.jobs.cluster-checkin-ms")));
+        }
+
         // the core: pooled connections, each checked before reuse so that a core gone down is E902, not E901
         CoreConnectionManager core = new CoreConnectionManager();
         core.setConnectTimeoutMs(number(context, "relay.core.connect-timeout-ms"));
@@ -184,6 +198,11 @@ public class RelayBeans implements CamelConfiguration {
         if (!notLoaded.isEmpty()) {
             context.getCamelContextExtension().getContextPlugin(Model.class).setRouteFilterPattern(null, String.join(",", notLoaded));
         }
+    }
+
+    /** Whether the timed routes run, on Quartz's clustered JDBC job store (relay.jobs.clustered). */
+    static boolean clusteredJobs(CamelContext context) {
+        return Boolean.parseBoolean(text(context, "relay.jobs.enabled")) && Boolean.parseBoolean(text(context, "relay.jobs.clustered"));
     }
 
     /** The secrets the relay was started with (bound by {@code Relay}), else this process's environment. */

@@ -36,6 +36,8 @@ enum RelayProperty {
     MAX_CONNECTIONS("relay.channel.max-connections", null, atLeast(1)),
     MAX_IN_FLIGHT("relay.max-in-flight", null, atLeast(1)),
     JOBS_ENABLED("relay.jobs.enabled", null, bool()),
+    JOBS_CLUSTERED("relay.jobs.clustered", null, bool()),
+    JOBS_CLUSTER_CHECKIN_MS("relay.jobs.cluster-checkin-ms", null, atLeast(1)),
     EVERY("relay.jobs.every", "every", atLeast(1)),
     PURGE_EVERY("relay.jobs.purge-every", "purge-every", atLeast(1)),
     MIN_AGE("relay.resolve.min-age", "min-age", atLeast(1),

@@ -22,7 +22,7 @@ import org.apache.camel.util.ObjectHelper;
  */
 final class RunCommand {
 
-    private static final Set<String> SWITCHES = Set.of("no-jobs", "core-sim", "dump-routes");
+    private static final Set<String> SWITCHES = Set.of("no-jobs", "jobs-clustered", "core-sim", "dump-routes");
 
     private RunCommand() {
     }
@@ -88,6 +88,9 @@ final class RunCommand {
         if (flags.has("no-jobs")) {
             settings.flag("no-jobs", RelayProperty.JOBS_ENABLED.key, "false");
         }
+        if (flags.has("jobs-clustered")) {
+            settings.flag("jobs-clustered", RelayProperty.JOBS_CLUSTERED.key, "true");
+        }
         if (flags.has("core-sim")) {
             settings.flag("core-sim", RelayProperty.CORE_SIM_ENABLED.key, "true");
         }
@@ -96,6 +99,7 @@ final class RunCommand {
         }
         settings.check("run", List.of(RelayProperty.values()));
         TimingRules.refuseStaleBeforeReadTimeout("run", settings);
+        ClusteredJobsRule.refuseOnSqlite("run", settings);
         return settings;
     }
 

@@ -12,12 +12,12 @@ import java.util.Map;
  */
 public enum LedgerDialect {
 
-    SQLITE("schema.sql", Map.of(
+    SQLITE("schema.sql", null, Map.of(
             "relay.ledger.now", "strftime('%Y-%m-%d %H:%M:%S', 'now')",
             "relay.ledger.seconds-ago", "strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || :#ageSeconds || ' seconds')",
             "relay.ledger.days-ago", "strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || :#ageDays || ' days')")),
 
-    POSTGRESQL("schema-postgresql.sql", Map.of(
+    POSTGRESQL("schema-postgresql.sql", "schema-quartz-postgresql.sql", Map.of(
             "relay.ledger.now", "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')",
             "relay.ledger.seconds-ago", "to_char(now() AT TIME ZONE 'UTC' - make_interval(secs => :#ageSeconds), 'YYYY-MM-DD HH24:MI:SS')",
             "relay.ledger.days-ago", "to_char(now() AT TIME ZONE 'UTC' - make_interval(days => :#ageDays), 'YYYY-MM-DD HH24:MI:SS')"));
@@ -25,10 +25,12 @@ public enum LedgerDialect {
     public static final String POSTGRESQL_PREFIX = "jdbc:postgresql:";
 
     private final String schema;
+    private final String jobStoreSchema;
     private final Map<String, String> clock;
 
-    LedgerDialect(String schema, Map<String, String> clock) {
+    LedgerDialect(String schema, String jobStoreSchema, Map<String, String> clock) {
         this.schema = schema;
+        this.jobStoreSchema = jobStoreSchema;
         this.clock = clock;
     }
 
@@ -44,6 +46,14 @@ public enum LedgerDialect {
     /** The schema file on the classpath. */
     public String schema() {
         return schema;
+    }
+
+    /**
+     * The schema file of Quartz's JDBC job store on the classpath, for the timers that clustered relays share
+     * (relay.jobs.clustered), or null: SQLite holds the ledger of one relay, whose timers need no store but memory.
+     */
+    public String jobStoreSchema() {
+        return jobStoreSchema;
     }
 
     /** The SQL of the database's clock, by the property placeholder the SQL files use. */

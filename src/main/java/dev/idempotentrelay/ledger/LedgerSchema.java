@@ -14,7 +14,9 @@ import javax.sql.DataSource;
  * Applies the dialect's schema file (from the classpath: {@code schema.sql} for SQLite, {@code schema-postgresql.sql})
  * to the ledger: statement by statement, harmless twice. On PostgreSQL all of it runs in one transaction that first
  * takes a transaction-scoped advisory lock, so that relays starting at the same moment on an empty database apply it
- * one after the other ({@code CREATE TABLE IF NOT EXISTS} alone races there: duplicate key in pg_type).
+ * one after the other ({@code CREATE TABLE IF NOT EXISTS} alone races there: duplicate key in pg_type). With the
+ * job store (relay.jobs.clustered), Quartz's tables ({@code schema-quartz-postgresql.sql}) follow in the same
+ * transaction.
  */
 public final class LedgerSchema {
 
@@ -25,7 +27,18 @@ public final class LedgerSchema {
     }
 
     public static void apply(DataSource ledger, LedgerDialect dialect) throws SQLException, IOException {
-        List<String> statements = statements(dialect.schema());
+        apply(ledger, dialect, false);
+    }
+
+    /** The ledger's schema and, when {@code withJobStore}, the tables of the dialect's Quartz job store after it. */
+    public static void apply(DataSource ledger, LedgerDialect dialect, boolean withJobStore) throws SQLException, IOException {
+        List<String> statements = new ArrayList<>(statements(dialect.schema()));
+        if (withJobStore) {
+            if (dialect.jobStoreSchema() == null) {
+                throw new IllegalArgumentException("a " + dialect + " ledger has no Quartz job store");
+            }
+            statements.addAll(statements(dialect.jobStoreSchema()));
+        }
         try (Connection connection = ledger.getConnection(); Statement statement = connection.createStatement()) {
             if (dialect != LedgerDialect.POSTGRESQL) {
                 for (String sql : statements) {

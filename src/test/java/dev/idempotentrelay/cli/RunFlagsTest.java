@@ -1,10 +1,12 @@
 package dev.idempotentrelay.cli;
 
+import static dev.idempotentrelay.support.Refusal.assertRefused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.idempotentrelay.Relay;
+import dev.idempotentrelay.support.OneShot;
 import dev.idempotentrelay.support.Ports;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,6 +40,20 @@ class RunFlagsTest {
                 Map.entry("relay.admin.port", "9999"), Map.entry("relay.admin.host", "0.0.0.0"),
                 Map.entry("camel.main.dump-routes", "yaml"), Map.entry("relay.tls.keystore", "relay.p12"),
                 Map.entry("relay.tls.truststore", "channels-ca.p12"), Map.entry("relay.channel.allow", "10.1.0.0/16,192.168.7.12/32")), p);
+    }
+
+    @Test
+    void jobsClusteredTakesAPostgresqlLedgerAndIsRefusedOnSqliteWhereverItComesFrom() throws Exception {
+        assertEquals("true", RunCommand.properties(new String[] {"run", "--jobs-clustered", "--db", "jdbc:postgresql://db:5432/relay"})
+                .get("relay.jobs.clustered"));
+        assertRefused("idempotent-relay: run: --jobs-clustered needs a PostgreSQL ledger (jdbc:postgresql://HOST[:PORT]/DB), not the "
+                + "SQLite file relay.db (relay.db): only relays on one PostgreSQL ledger share their timers", OneShot.run("run", "--jobs-clustered"));
+        Path file = dir.resolve("one.db");
+        assertRefused("idempotent-relay: run: RELAY_JOBS_CLUSTERED needs a PostgreSQL ledger (jdbc:postgresql://HOST[:PORT]/DB), not the "
+                + "SQLite file " + file + " (--db): only relays on one PostgreSQL ledger share their timers",
+                OneShot.withEnvironment(Map.of("RELAY_JOBS_CLUSTERED", "true"), "run", "--db", file.toString()));
+        assertRefused("idempotent-relay: run: RELAY_JOBS_CLUSTER_CHECKIN_MS must be a whole number of at least 1, not '0'",
+                OneShot.withEnvironment(Map.of("RELAY_JOBS_CLUSTER_CHECKIN_MS", "0"), "run"));
     }
 
     @Test
