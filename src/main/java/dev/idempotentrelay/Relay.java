@@ -79,7 +79,7 @@ public final class Relay implements AutoCloseable {
         try {
             drainChannels();
             main.stop();
-            // the ledger closes its pool: on PostgreSQL it is the pool, on SQLite the group-commit writer closes its reads
+            // the ledger's pool, on either database; SQLite's group-commit writer stopped with Camel (LedgerWriteComponent)
             if (ledger != null) {
                 ledger.close();
             }

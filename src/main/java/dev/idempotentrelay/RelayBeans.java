@@ -4,10 +4,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotentrelay.core.CoreConnectionManager;
 import dev.idempotentrelay.jobs.ClusteredJobStore;
 import dev.idempotentrelay.jobs.JobRunSummary;
-import dev.idempotentrelay.ledger.GroupCommitDataSource;
 import dev.idempotentrelay.ledger.LedgerDialect;
 import dev.idempotentrelay.ledger.LedgerRowView;
 import dev.idempotentrelay.ledger.LedgerSqlComponent;
+import dev.idempotentrelay.ledger.LedgerWriteComponent;
+import dev.idempotentrelay.ledger.SqliteGroupCommit;
 import dev.idempotentrelay.ops.AccountMaskingFormatter;
 import dev.idempotentrelay.ops.CoreCallOutcome;
 import dev.idempotentrelay.ops.CoreCallStatus;
@@ -33,7 +34,6 @@ import dev.idempotentrelay.wire.IdleConnectionCloserFactory;
 import dev.idempotentrelay.wire.TlsFailureLogger;
 import java.util.ArrayList;
 import java.util.List;
-import javax.sql.DataSource;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.quartz.QuartzComponent;
@@ -82,39 +82,39 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("coreAnswerReader", new CoreAnswerReader());
         beans.bind("telegramReply", new TelegramReply());
 
-        // the ledger: SQLite (a pool, its writes committed together by group commit) or PostgreSQL (a plain pool,
-        // shared by any number of relays), on the relay's sql: component; the database's own clock for the SQL files
+        // the ledger: a HikariCP pool on SQLite or PostgreSQL (shared by any number of relays), behind the relay's sql:
+        // component (reads) and ledger-write: component (writes); the database's own clock for the SQL files
         LedgerDialect dialect = LedgerDialect.of(text(context, "relay.db"));
         dialect.clock().forEach(context.getPropertiesComponent()::addInitialProperty);
-        HikariDataSource pool = new HikariDataSource();
-        pool.setPoolName("ledger");
-        pool.setMaximumPoolSize(integer(context, dialect == LedgerDialect.POSTGRESQL ? "relay.db.postgresql.pool-size" : "relay.db.pool-size"));
+        HikariDataSource ledger = new HikariDataSource();
+        ledger.setPoolName("ledger");
+        ledger.setMaximumPoolSize(integer(context, dialect == LedgerDialect.POSTGRESQL ? "relay.db.postgresql.pool-size" : "relay.db.pool-size"));
         // a ledger that does not answer: a claim waits at most this long for a connection, then is E902
-        pool.setConnectionTimeout(number(context, "relay.db.connect-wait-ms"));
-        pool.setInitializationFailTimeout(-1);
-        DataSource ledger;
+        ledger.setConnectionTimeout(number(context, "relay.db.connect-wait-ms"));
+        ledger.setInitializationFailTimeout(-1);
+        SqliteGroupCommit groupCommit = null;
         if (dialect == LedgerDialect.POSTGRESQL) {
-            pool.setJdbcUrl(text(context, "relay.db"));
+            ledger.setJdbcUrl(text(context, "relay.db"));
             String user = text(context, "relay.db.user");
             if (!user.isBlank()) {
-                pool.setUsername(user);
+                ledger.setUsername(user);
             }
             // the password only from the environment (RelaySecrets): never a property, a flag or a log line
             String password = secrets(context).dbPassword();
             if (password != null) {
-                pool.setPassword(password);
+                ledger.setPassword(password);
             }
-            ledger = pool;
         } else {
-            pool.setJdbcUrl(text(context, "relay.db.sqlite-url"));
-            GroupCommitDataSource groupCommit = new GroupCommitDataSource();
-            groupCommit.setReads(pool);
-            groupCommit.setGroupCommit(Boolean.parseBoolean(text(context, "relay.db.group-commit")));
-            ledger = groupCommit;
+            ledger.setJdbcUrl(text(context, "relay.db.sqlite-url"));
+            // SQLite: the writes of concurrent exchanges committed together, one fsync for many (PostgreSQL does that itself)
+            if (Boolean.parseBoolean(text(context, "relay.db.group-commit"))) {
+                groupCommit = new SqliteGroupCommit(ledger, 512);
+            }
         }
         beans.bind("ledger", ledger);
         beans.bind("ledgerDialect", dialect);
         beans.bind("sql", new LedgerSqlComponent());
+        beans.bind("ledger-write", new LedgerWriteComponent(groupCommit));
 
         // the timers of the timed routes (quartz:relay-jobs/...): in memory in every relay (Quartz's RAMJobStore,
         // safe as every transition is a guarded statement), or with relay.jobs.clustered in Quartz's JDBC job store on

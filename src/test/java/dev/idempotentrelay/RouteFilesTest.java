@@ -86,13 +86,23 @@ class RouteFilesTest {
             expected.remove("route-configuration");
             assertEquals(expected, loaded);
             assertNotNull(model.getRouteConfigurationDefinition("channel-replies"));
-            // every SQL step runs on the relay's sql: component, with its named parameters parsed once
+            // every SQL step runs on the relay's sql: component (reads) or ledger-write: component (writes, group-committed
+            // on SQLite), with its named parameters parsed once
+            int writes = 0;
             for (org.apache.camel.Endpoint endpoint : relay.relay().context().getEndpoints()) {
-                if (endpoint instanceof org.apache.camel.component.sql.SqlEndpoint sql) {
+                org.apache.camel.component.sql.SqlEndpoint sql = null;
+                if (endpoint instanceof org.apache.camel.component.sql.SqlEndpoint read) {
+                    sql = read;
+                } else if (endpoint instanceof dev.idempotentrelay.ledger.LedgerWriteEndpoint write) {
+                    sql = write.statement();
+                    writes++;
+                }
+                if (sql != null) {
                     assertTrue(sql.getPrepareStatementStrategy() instanceof dev.idempotentrelay.ledger.ParsedNamedParameters,
                             endpoint.getEndpointUri());
                 }
             }
+            assertEquals(9, writes, "ledger-write: endpoints");
             for (String id : List.of("receive-telegram", "resolve-unknown", "reprocess-failed", "purge-ledger")) {
                 assertEquals(true, relay.relay().context().getRouteController().getRouteStatus(id).isStarted(), id);
             }

@@ -1,0 +1,58 @@
+package dev.idempotentrelay.ledger;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.camel.Exchange;
+import org.apache.camel.component.sql.DefaultSqlPrepareStatementStrategy;
+import org.apache.camel.component.sql.SqlConstants;
+import org.apache.camel.component.sql.SqlEndpoint;
+import org.apache.camel.component.sql.SqlHelper;
+import org.apache.camel.component.sql.SqlPrepareStatementStrategy;
+import org.apache.camel.support.DefaultProducer;
+
+/**
+ * Sends a ledger write to {@link SqliteGroupCommit} and waits for its commit: camel-sql's steps up to the binding
+ * (the query prepared and the parameter values taken from the exchange by the endpoint's strategy), then the
+ * statement and its values handed to the writer, which binds them with that same strategy. The exchange gets the
+ * update count in {@code CamelSqlUpdateCount}, as from camel-sql, once the write is on disk; a failed write throws
+ * its {@link java.sql.SQLException}.
+ */
+final class GroupCommittedWriteProducer extends DefaultProducer {
+
+    private final SqlEndpoint statement;
+    private final SqliteGroupCommit groupCommit;
+    private final SqlPrepareStatementStrategy strategy;
+    private String query;
+
+    GroupCommittedWriteProducer(LedgerWriteEndpoint endpoint, SqlEndpoint statement, SqliteGroupCommit groupCommit) {
+        super(endpoint);
+        this.statement = statement;
+        this.groupCommit = groupCommit;
+        // LedgerSqlComponent gives every endpoint ParsedNamedParameters; camel-sql's default otherwise, as its producer
+        this.strategy = statement.getPrepareStatementStrategy() != null
+                ? statement.getPrepareStatementStrategy() : new DefaultSqlPrepareStatementStrategy(statement.getSeparator());
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        super.doStart();
+        // as camel-sql's producer does with a query that is text already (LedgerSqlComponent read the file)
+        query = SqlHelper.resolveQuery(getEndpoint().getCamelContext(), statement.getQuery(),
+                statement.isUsePlaceholder() ? statement.getPlaceholder() : null);
+    }
+
+    @Override
+    public void process(Exchange exchange) throws Exception {
+        String prepared = strategy.prepareQuery(query, statement.isAllowNamedParameters(), exchange);
+        int expected = statement.getParametersCount() > 0 ? statement.getParametersCount() : ParameterMarkers.count(prepared);
+        List<Object> values = new ArrayList<>(expected);
+        if (expected > 0 || statement.isAlwaysPopulateStatement()) {
+            Iterator<?> i = strategy.createPopulateIterator(query, prepared, expected, exchange, exchange.getIn().getBody());
+            while (i != null && i.hasNext()) {
+                values.add(i.next());
+            }
+        }
+        exchange.getIn().setHeader(SqlConstants.SQL_UPDATE_COUNT, groupCommit.write(prepared, values, strategy));
+    }
+}

@@ -1,0 +1,61 @@
+package dev.idempotentrelay.ledger;
+
+import org.apache.camel.Consumer;
+import org.apache.camel.Processor;
+import org.apache.camel.Producer;
+import org.apache.camel.component.sql.SqlEndpoint;
+import org.apache.camel.support.DefaultEndpoint;
+import org.apache.camel.support.service.ServiceHelper;
+
+/**
+ * A {@code ledger-write:} endpoint: one write statement of a SQL file, as the {@link SqlEndpoint} camel-sql made of
+ * it, run by {@link SqliteGroupCommit} when there is one, else by camel-sql's own producer. A producer only; one
+ * statement per exchange (no batch, no SQL from the body).
+ */
+public class LedgerWriteEndpoint extends DefaultEndpoint {
+
+    private final SqlEndpoint statement;
+    private final SqliteGroupCommit groupCommit;
+
+    LedgerWriteEndpoint(String uri, LedgerWriteComponent component, SqlEndpoint statement, SqliteGroupCommit groupCommit) {
+        super(uri, component);
+        if (statement.isBatch() || statement.isUseMessageBodyForSql()) {
+            throw new IllegalArgumentException(uri + ": a ledger write is one statement of its SQL file (no batch, no SQL from the body)");
+        }
+        this.statement = statement;
+        this.groupCommit = groupCommit;
+    }
+
+    /** The camel-sql endpoint of the statement: its SQL, its prepare-statement strategy, its options. */
+    public SqlEndpoint statement() {
+        return statement;
+    }
+
+    @Override
+    public Producer createProducer() throws Exception {
+        return groupCommit != null ? new GroupCommittedWriteProducer(this, statement, groupCommit) : statement.createProducer();
+    }
+
+    @Override
+    public Consumer createConsumer(Processor processor) {
+        throw new UnsupportedOperationException(getEndpointUri() + ": a ledger write is sent to, not consumed from");
+    }
+
+    @Override
+    protected void doInit() throws Exception {
+        super.doInit();
+        ServiceHelper.initService(statement);
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        super.doStart();
+        ServiceHelper.startService(statement);
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        ServiceHelper.stopService(statement);
+        super.doStop();
+    }
+}

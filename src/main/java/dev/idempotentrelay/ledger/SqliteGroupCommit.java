@@ -1,0 +1,266 @@
+package dev.idempotentrelay.ledger;
+
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.apache.camel.component.sql.SqlPrepareStatementStrategy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Group commit of the SQLite ledger's writes: one thread, on one connection taken from the pool, runs the writes
+ * that concurrent exchanges queued while the previous commit was on its way to disk, in one transaction, so one
+ * fsync for all of them. Each write runs under a SAVEPOINT of its own: a write that fails (any statement error:
+ * a constraint, a missing table, a value the SQL refuses) is rolled back to its savepoint and fails its caller
+ * alone; the others commit. A caller gets its update count only once the transaction holding its write is
+ * committed: a claim is on disk before the core is called, exactly as with one commit per statement.
+ * <p>
+ * What fails the whole group is what leaves none of it on disk: the commit itself, or a connection that cannot
+ * set or roll back a savepoint (closed, broken, its transaction rolled back by SQLite). The writer then gives that
+ * connection up and takes a new one from the pool for the next group.
+ * <p>
+ * PostgreSQL has no use for it (it shares WAL flushes between concurrent commits itself): there the ledger writes
+ * run on the plain pool.
+ */
+public final class SqliteGroupCommit implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SqliteGroupCommit.class);
+
+    /** A write as camel-sql prepared it: the JDBC statement, its parameter values, and camel-sql's way to bind them. */
+    private record Write(String sql, List<?> values, SqlPrepareStatementStrategy binder, CompletableFuture<Integer> result) {
+    }
+
+    private static final Write STOP = new Write(null, null, null, null);
+
+    private final DataSource pool;
+    private final int maxGroup;
+    private final BlockingQueue<Write> queue = new LinkedBlockingQueue<>();
+    private final Thread thread;
+    private final AtomicLong commits = new AtomicLong();
+    private final AtomicLong writes = new AtomicLong();
+    private boolean stopped; // guarded by queue: nothing is queued after STOP
+
+    // the writer thread's own
+    private Connection connection;
+    private final Map<String, PreparedStatement> statements = new HashMap<>();
+
+    /** Starts the writer thread; it takes its connection from {@code pool} at the first write. */
+    public SqliteGroupCommit(DataSource pool, int maxGroup) {
+        this.pool = pool;
+        this.maxGroup = maxGroup;
+        this.thread = new Thread(this::run, "ledger-group-commit");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /**
+     * Runs one write in the next group commit and returns its update count once that group is committed.
+     *
+     * @param sql the statement with {@code ?} markers
+     * @param values its parameter values, in order, as camel-sql computed them
+     * @param binder the endpoint's strategy, which binds them to the prepared statement as camel-sql would
+     */
+    public int write(String sql, List<?> values, SqlPrepareStatementStrategy binder) throws SQLException {
+        CompletableFuture<Integer> result = new CompletableFuture<>();
+        synchronized (queue) {
+            if (stopped) {
+                throw new SQLException("the ledger writer is stopped");
+            }
+            queue.add(new Write(sql, values, binder, result));
+        }
+        try {
+            return result.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted while waiting for the ledger commit", e);
+        } catch (ExecutionException e) {
+            // a new exception, so that the caller's stack is in it; the database's message, state and code kept
+            Throwable cause = e.getCause();
+            if (cause instanceof SQLException failure) {
+                throw new SQLException(failure.getMessage(), failure.getSQLState(), failure.getErrorCode(), failure);
+            }
+            throw new SQLException("ledger write failed: " + cause, cause);
+        }
+    }
+
+    /** Transactions committed, and the writes they held: their ratio is the mean group size. */
+    public long[] commitsAndWrites() {
+        return new long[] {commits.get(), writes.get()};
+    }
+
+    private void run() {
+        List<Write> group = new ArrayList<>(maxGroup);
+        while (true) {
+            group.clear();
+            try {
+                group.add(queue.take());
+            } catch (InterruptedException e) {
+                return;
+            }
+            queue.drainTo(group, maxGroup - 1);
+            boolean stop = group.remove(STOP);
+            if (!group.isEmpty()) {
+                commit(group);
+            }
+            if (stop) {
+                for (Write left; (left = queue.poll()) != null; ) {
+                    left.result().completeExceptionally(new SQLException("the ledger writer is stopped"));
+                }
+                return;
+            }
+        }
+    }
+
+    /** One transaction for the group, one savepoint per write. */
+    private void commit(List<Write> group) {
+        int[] counts = new int[group.size()];
+        Exception[] failures = new Exception[group.size()];
+        try {
+            Connection c = connection();
+            for (int i = 0; i < group.size(); i++) {
+                Savepoint savepoint = c.setSavepoint();
+                try {
+                    counts[i] = bound(c, group.get(i)).executeUpdate();
+                } catch (SQLException | RuntimeException e) {
+                    failures[i] = e;
+                    c.rollback(savepoint); // this write's changes only; throws if the transaction itself is gone
+                    forget(group.get(i).sql());
+                }
+                c.releaseSavepoint(savepoint);
+            }
+            c.commit();
+        } catch (SQLException | RuntimeException e) {
+            LOG.error("ledger commit of {} writes failed: {}", group.size(), e.getMessage());
+            giveUpConnection();
+            for (Write write : group) {
+                write.result().completeExceptionally(e);
+            }
+            return;
+        }
+        commits.incrementAndGet();
+        writes.addAndGet(group.size());
+        for (int i = 0; i < group.size(); i++) {
+            if (failures[i] != null) {
+                group.get(i).result().completeExceptionally(failures[i]);
+            } else {
+                group.get(i).result().complete(counts[i]);
+            }
+        }
+    }
+
+    private Connection connection() throws SQLException {
+        if (connection == null) {
+            Connection c = pool.getConnection();
+            try {
+                c.setAutoCommit(false);
+            } catch (SQLException e) {
+                c.close();
+                throw e;
+            }
+            connection = c;
+        }
+        return connection;
+    }
+
+    /** The writer's prepared statement for this SQL (prepared once per connection), bound to this write's values. */
+    private PreparedStatement bound(Connection c, Write write) throws SQLException {
+        PreparedStatement statement = statements.get(write.sql());
+        if (statement == null) {
+            statement = c.prepareStatement(write.sql());
+            statements.put(write.sql(), statement);
+        }
+        statement.clearParameters();
+        write.binder().populateStatement(statement, write.values().iterator(), statement.getParameterMetaData().getParameterCount());
+        return statement;
+    }
+
+    /** The statement of a failed write, closed: sqlite-jdbc finalizes a statement on most errors, so it is prepared anew. */
+    private void forget(String sql) {
+        PreparedStatement statement = statements.remove(sql);
+        if (statement != null) {
+            try {
+                statement.close();
+            } catch (SQLException e) {
+                LOG.debug("close of a failed statement: {}", e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * After a group failed as a whole: its transaction rolled back if it still can be, the connection given back for
+     * good (a Hikari pool drops it, and opens a new one), so that the next group starts on a new connection.
+     */
+    private void giveUpConnection() {
+        Connection c = connection;
+        if (c == null) {
+            return;
+        }
+        connection = null;
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            LOG.debug("rollback of the failed group: {}", e.getMessage());
+        }
+        closeStatements();
+        if (pool instanceof HikariDataSource hikari) {
+            hikari.evictConnection(c);
+        } else {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                LOG.debug("close of the failed connection: {}", e.getMessage());
+            }
+        }
+    }
+
+    private void closeStatements() {
+        for (PreparedStatement statement : statements.values()) {
+            try {
+                statement.close();
+            } catch (SQLException e) {
+                LOG.debug("close of a statement: {}", e.getMessage());
+            }
+        }
+        statements.clear();
+    }
+
+    /** Commits what was queued before it, fails any write that comes later, and gives the connection back to the pool. */
+    @Override
+    public void close() throws SQLException {
+        synchronized (queue) {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            queue.add(STOP);
+        }
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!thread.isAlive()) {
+            closeStatements();
+            if (connection != null) {
+                connection.close();
+                connection = null;
+            }
+        }
+        if (commits.get() > 0) {
+            LOG.info("ledger writer stopped: {} writes in {} commits ({} per commit)", writes.get(), commits.get(),
+                    String.format("%.1f", (double) writes.get() / commits.get()));
+        }
+    }
+}
