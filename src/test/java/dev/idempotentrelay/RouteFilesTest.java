@@ -8,11 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idempotentrelay.support.Ports;
 import dev.idempotentrelay.support.RelayUnderTest;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.TreeMap;
 import java.util.Set;
 import java.util.TreeSet;
@@ -51,6 +53,17 @@ class RouteFilesTest {
         }
         assertEquals(new TreeSet<>(STORIES.keySet()), files);
         assertTrue(files.size() <= 8, files.toString());
+        // the relay reads the routes by name (no jar walk for a wildcard): every file of routes/ is named, once
+        Properties built = new Properties();
+        try (InputStream in = RouteFilesTest.class.getResourceAsStream("/application.properties")) {
+            built.load(in);
+        }
+        List<String> named = new ArrayList<>();
+        for (String location : built.getProperty("camel.main.routes-include-pattern").split(",")) {
+            assertTrue(location.startsWith("classpath:routes/") && location.endsWith(".camel.yaml"), location);
+            named.add(location.substring("classpath:routes/".length(), location.length() - ".camel.yaml".length()));
+        }
+        assertEquals(new ArrayList<>(files), named);
         try (RelayUnderTest relay = RelayUnderTest.on(dir.resolve("ledger.db"), "http://localhost:" + Ports.free())
                 .with("relay.jobs.enabled", "true").start()) {
             ModelCamelContext model = (ModelCamelContext) relay.relay().context();
