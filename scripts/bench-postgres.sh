@@ -7,11 +7,16 @@
 # PostgreSQL runs on this machine from its own binaries (apt-get install postgresql), as the user postgres when root.
 #   scripts/bench-postgres.sh                       # 15 s measured after 30 s of load, 32 connections
 #   DURATION=30 WARMUP=60 CONNECTIONS=64 scripts/bench-postgres.sh
+#   RUNS="pg-1" PG_OPTS="-c commit_delay=200 -c commit_siblings=5" scripts/bench-postgres.sh   # server settings
+#   RELAY_OPTS="-Drelay.db.postgresql.pool-size=32" RUNS="pg-1" scripts/bench-postgres.sh      # JVM options, properties
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-15}
 WARMUP=${WARMUP:-30}
 CONNECTIONS=${CONNECTIONS:-32}
+RUNS=${RUNS:-sqlite pg-1 pg-2}
+PG_OPTS=${PG_OPTS:-}
+RELAY_OPTS=${RELAY_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}
 JAR=target/idempotent-relay.jar
 [ -f "$JAR" ] || mvn -B -q package -DskipTests
 SHARED=../shared/bench/c
@@ -34,10 +39,11 @@ trap cleanup EXIT
 pg_port=$(free_port)
 as_pg "$PG_BIN/initdb" -D "$work/pg" -A trust -U postgres >/dev/null
 as_pg "$PG_BIN/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
-  -o "-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB" start >/dev/null
+  -o "-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB $PG_OPTS" start >/dev/null
 pg() { as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -qAt "$@"; }
 echo "machine: $(nproc) cores, $(java -version 2>&1 | head -1), PostgreSQL $(pg -c 'show server_version'),"\
-     "fsync $(pg -c 'show fsync'), synchronous_commit $(pg -c 'show synchronous_commit')"
+     "fsync $(pg -c 'show fsync'), synchronous_commit $(pg -c 'show synchronous_commit'),"\
+     "commit_delay $(pg -c 'show commit_delay'), commit_siblings $(pg -c 'show commit_siblings'); relay JVM: $RELAY_OPTS"
 
 core_port=$(free_port)
 "$BIN/fastcore" "$core_port" & pids+=($!)
@@ -47,7 +53,7 @@ posts() { curl -s "$core/_stats" | python3 -c 'import json,sys; print(json.load(
 start_relay() { # name db -> sets relay_port, appends pid
   local name=$1 db=$2
   relay_port=$(free_port)
-  java -jar "$JAR" run --db "$db" --db-user postgres --port "$relay_port" --core "$core" --no-jobs \
+  java $RELAY_OPTS -jar "$JAR" run --db "$db" --db-user postgres --port "$relay_port" --core "$core" --no-jobs \
     --admin-port "$(free_port)" > "$work/$name.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 1 150); do grep -q "listening on port" "$work/$name.log" && return 0; sleep 0.2; done
@@ -64,24 +70,36 @@ load() { # ports... : the connections split between them, warm-up then measured,
   for port in "$@"; do echo "  port $port ($per connections): $(tail -n 1 "$work/load-$port.txt")"; done
 }
 
+wal() { # db: commits of the database and WAL syncs of the server since the last reset, per transfer
+  pg -d "$1" -c "select 'transactions ' || xact_commit || ', WAL syncs ' || (select wal_sync from pg_stat_wal) || ', WAL syncs per ledger row ' || round((select wal_sync from pg_stat_wal)::numeric / greatest((select count(*) from tx), 1), 2) from pg_stat_database where datname = '$1'"
+}
+case " $RUNS " in *" sqlite "*)
 echo; echo "== sqlite: one relay, $CONNECTIONS connections"
 p0=$(posts)
 start_relay sqlite "$work/bench.db"; load "$relay_port"
 kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
 echo "  ledger rows $(sqlite3 "$work/bench.db" 'select count(*) from tx' 2>/dev/null || echo '?'), core POSTs $(( $(posts) - p0 ))"
+;; esac
 
+case " $RUNS " in *" pg-1 "*)
 echo; echo "== pg-1: one relay on PostgreSQL, $CONNECTIONS connections"
 pg -c 'create database pg1'
+pg -c "select pg_stat_reset_shared('wal')" > /dev/null
 p0=$(posts)
 start_relay pg1 "jdbc:postgresql://127.0.0.1:$pg_port/pg1"; load "$relay_port"
 kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
 echo "  ledger rows $(pg -d pg1 -c 'select count(*) from tx'), core POSTs $(( $(posts) - p0 ))"
+echo "  PostgreSQL: $(wal pg1)"
+;; esac
 
+case " $RUNS " in *" pg-2 "*)
 echo; echo "== pg-2: two relays on one PostgreSQL database, $CONNECTIONS connections split between them"
 pg -c 'create database pg2'
+pg -c "select pg_stat_reset_shared('wal')" > /dev/null
 p0=$(posts)
 start_relay pg2a "jdbc:postgresql://127.0.0.1:$pg_port/pg2"; port_a=$relay_port
 start_relay pg2b "jdbc:postgresql://127.0.0.1:$pg_port/pg2"; port_b=$relay_port
 load "$port_a" "$port_b"
 echo "  ledger rows $(pg -d pg2 -c 'select count(*) from tx'), core POSTs $(( $(posts) - p0 ))"
-echo "  PostgreSQL: $(pg -d pg2 -c "select 'commits ' || xact_commit || ', WAL syncs ' || (select wal_sync from pg_stat_wal) from pg_stat_database where datname = 'pg2'")"
+echo "  PostgreSQL: $(wal pg2)"
+;; esac

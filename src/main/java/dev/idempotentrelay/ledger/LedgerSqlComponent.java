@@ -17,7 +17,8 @@ import org.apache.camel.support.ResourceHelper;
  * <li>property placeholders in a SQL file are resolved when the endpoint is made (the database's clock,
  * {@code {{relay.ledger.now}}} and the like, from {@link LedgerDialect}); camel-sql itself resolves them only in
  * the URI;</li>
- * <li>{@link ParsedNamedParameters} on every endpoint that does not name a strategy of its own.</li>
+ * <li>{@link ParsedNamedParameters} on every endpoint that does not name a strategy of its own, and the
+ * statement's parameter count from its text, so that no execution asks the driver for parameter metadata.</li>
  * </ul>
  */
 public class LedgerSqlComponent extends SqlComponent {
@@ -38,6 +39,11 @@ public class LedgerSqlComponent extends SqlComponent {
         }
         if (endpoint instanceof DefaultSqlEndpoint sql && sql.getPrepareStatementStrategy() == null) {
             sql.setPrepareStatementStrategy(namedParameters);
+            // the parameter count from the statement's text: without it camel-sql reads the driver's parameter
+            // metadata at every execution, which pgjdbc fetches from the server (a round trip per statement)
+            if (sql instanceof SqlEndpoint statement && statement.getParametersCount() == 0) {
+                statement.setParametersCount(namedParameters.parameterCount(statement.getQuery()));
+            }
         }
         return endpoint;
     }

@@ -34,6 +34,15 @@ public class ParsedNamedParameters extends DefaultSqlPrepareStatementStrategy {
         return parsed == null ? super.prepareQuery(query, allowNamedParameters, exchange) : parsed.prepared();
     }
 
+    /**
+     * How many parameters the statement takes, known from its text, or 0 when this strategy leaves the statement to
+     * camel-sql's own (then camel-sql asks the driver, which on PostgreSQL is one more round trip per statement).
+     */
+    public int parameterCount(String query) throws SQLException {
+        Parsed parsed = parsed(query);
+        return parsed == null ? 0 : parsed.names().size();
+    }
+
     @Override
     public Iterator<?> createPopulateIterator(String query, String preparedQuery, int expectedParams, Exchange exchange,
             Object value) throws SQLException {

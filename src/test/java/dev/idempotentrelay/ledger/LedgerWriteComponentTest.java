@@ -132,6 +132,9 @@ class LedgerWriteComponentTest {
         start(null);
         LedgerWriteEndpoint endpoint = camel.getEndpoint("ledger-write:classpath:sql/claim-new-guid.sql", LedgerWriteEndpoint.class);
         assertInstanceOf(SqlProducer.class, endpoint.createProducer());
+        // the parameter count comes from the file (guid, txCode, request): camel-sql never asks the driver for
+        // parameter metadata, which pgjdbc fetches from PostgreSQL in a round trip of its own at every execution
+        assertEquals(3, endpoint.statement().getParametersCount());
 
         assertEquals(1, count(claim("SOLO000000000000000000000000000A", new byte[] {1})));
         assertNotNull(createdAt("SOLO000000000000000000000000000A"));
