@@ -2,6 +2,7 @@ package dev.idempotentrelay.cli;
 
 import static dev.idempotentrelay.support.Refusal.assertRefused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.idempotentrelay.core.CoreSimulator;
 import dev.idempotentrelay.support.OneShot;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MoneySafeSettingsTest {
 
     private static final String MIN_AGE_WHY = "a transfer that the core is still applying would be asked about, found missing, and sent again";
+    private static final String DAYS_WHY = "a transfer done moments ago would lose its row, and a channel's resend of it would be taken for a new one and sent again";
     private static final String STALE_WHY = "a call still waiting for the core would be taken for one cut off by a crash, found missing, and sent again";
 
     @TempDir
@@ -79,5 +81,18 @@ class MoneySafeSettingsTest {
             assertEquals(0, resolve.exitCode, resolve.toString());
             assertEquals("resolve: 0 done, 0 failed, 0 kept", resolve.summary());
         }
+    }
+
+    @Test
+    void purgeAndRunRefuseDaysUnderOneFromAFlagAVariableOrTheConfigFile() throws Exception {
+        Path db = dir.resolve("ledger.db");
+        assertRefused("idempotent-relay: purge: --days must be a whole number of at least 1, not '0': " + DAYS_WHY,
+                OneShot.run("purge", "--db", db.toString(), "--days", "0"));
+        assertRefused("idempotent-relay: run: RELAY_PURGE_DAYS must be a whole number of at least 1, not '0': " + DAYS_WHY,
+                OneShot.withEnvironment(Map.of("RELAY_PURGE_DAYS", "0"), "run"));
+        Path config = Files.writeString(dir.resolve("purge.properties"), "relay.purge.days = 0\n");
+        assertRefused("idempotent-relay: purge: relay.purge.days in " + config + " must be a whole number of at least 1, not '0': "
+                + DAYS_WHY, OneShot.run("purge", "--db", db.toString(), "--config", config.toString()));
+        assertFalse(Files.exists(db), "a refused purge opens no ledger");
     }
 }
