@@ -61,8 +61,8 @@ enum RelayProperty {
     /** The flag that sets it (without its dashes), or null when only a property or a variable does. */
     final String flag;
     private final PropertyRule rule;
-    /** Why a refused value could lose money, or null. */
-    private final String reason;
+    /** Why a refused value could lose money, or null; TimingRules gives the same reason for its refusals. */
+    final String reason;
 
     RelayProperty(String key, String flag, PropertyRule rule) {
         this(key, flag, rule, null);

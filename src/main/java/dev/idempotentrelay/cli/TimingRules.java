@@ -29,8 +29,7 @@ final class TimingRules {
         if (settings.number(SENT_STALE_AFTER) <= readTimeoutMs / 1000) {
             throw new UsageException(command + ": " + settings.origin(SENT_STALE_AFTER) + " (" + settings.get(SENT_STALE_AFTER)
                     + " s) must be above the read timeout, " + settings.origin(READ_TIMEOUT_MS) + " (" + readTimeoutMs
-                    + " ms): a call still waiting for the core would be taken for one cut off by a crash, found missing, "
-                    + "and sent again");
+                    + " ms): " + SENT_STALE_AFTER.reason);
         }
     }
 
