@@ -1,8 +1,6 @@
 package dev.idempotentrelay.ledger;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -64,21 +62,8 @@ public final class LedgerSchema {
     }
 
     static List<String> statements(String resource) throws IOException {
-        String text;
-        try (InputStream in = LedgerSchema.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IOException(resource + " is not on the classpath");
-            }
-            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        StringBuilder code = new StringBuilder();
-        for (String line : text.split("\n")) {
-            if (!line.strip().startsWith("--")) {
-                code.append(line).append('\n');
-            }
-        }
         List<String> statements = new ArrayList<>();
-        for (String sql : code.toString().split(";")) {
+        for (String sql : SqlFile.code(resource).split(";")) {
             if (!sql.isBlank()) {
                 statements.add(sql.strip());
             }

@@ -1,5 +1,6 @@
 package dev.idempotentrelay.ledger;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -21,16 +22,13 @@ public record SqlFile(String name, String jdbc, List<String> parameters) {
     public static SqlFile load(String name) {
         String resource = "sql/" + name + ".sql";
         String text;
-        try (InputStream in = SqlFile.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException(resource + " is not on the classpath");
-            }
-            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            text = code(resource);
+        } catch (FileNotFoundException e) {
+            throw new IllegalStateException(e.getMessage());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        // comment lines go, as camel-sql drops them: their text may name parameters
-        text = text.lines().filter(line -> !line.strip().startsWith("--")).collect(Collectors.joining("\n"));
         if (text.contains("{{")) {
             throw new IllegalStateException(resource + " uses property placeholders: run it through the sql: component");
         }
@@ -43,5 +41,19 @@ public record SqlFile(String name, String jdbc, List<String> parameters) {
         }
         m.appendTail(jdbc);
         return new SqlFile(name, jdbc.toString(), List.copyOf(parameters));
+    }
+
+    /**
+     * The text of a SQL file on the classpath (a named statement, or a schema) without its comment lines: camel-sql
+     * drops them too, and their text may name parameters or hold a semicolon.
+     */
+    static String code(String resource) throws IOException {
+        try (InputStream in = SqlFile.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new FileNotFoundException(resource + " is not on the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .filter(line -> !line.strip().startsWith("--")).collect(Collectors.joining("\n"));
+        }
     }
 }
