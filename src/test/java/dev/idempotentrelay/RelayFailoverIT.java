@@ -10,6 +10,7 @@ import dev.idempotentrelay.support.Await;
 import dev.idempotentrelay.support.Channel;
 import dev.idempotentrelay.support.CoreClient;
 import dev.idempotentrelay.support.JarProcess;
+import dev.idempotentrelay.support.LedgerFile;
 import dev.idempotentrelay.support.Ports;
 import dev.idempotentrelay.support.Postgres;
 import dev.idempotentrelay.telegram.Telegram;
@@ -101,7 +102,7 @@ class RelayFailoverIT {
 
                 // the survivor's resolve (every 1 s, sent-stale-after 2 s, min-age 2 s) settles what the victim left SENT
                 // (a claim whose POST never left becomes FAILED by inquiry, then DONE by the survivor's reprocess)
-                Await.until("every row settled DONE", Duration.ofSeconds(90), () -> count(ledger, "state <> 'DONE'") == 0);
+                Await.until("every row settled DONE", Duration.ofSeconds(90), () -> LedgerFile.at(ledger).guids("state <> 'DONE'").isEmpty());
                 // the run logs its summary once its last row is settled: wait for the line, not for the rows alone
                 survivor.awaitLine("stale SENT made UNKNOWN", Duration.ofSeconds(30));
 
@@ -124,14 +125,6 @@ class RelayFailoverIT {
         return new String[] {"run", "--db", ledger, "--port", Integer.toString(port), "--core", core,
                 "--admin-port", Integer.toString(Ports.free()), "--read-timeout-ms", "1500", "--every", "1",
                 "--min-age", "2", "--sent-stale-after", "2"};
-    }
-
-    private static long count(String ledger, String where) throws Exception {
-        try (Connection c = DriverManager.getConnection(ledger); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM tx WHERE " + where)) {
-            rs.next();
-            return rs.getLong(1);
-        }
     }
 
     private static Map<String, String> states(String ledger) throws Exception {

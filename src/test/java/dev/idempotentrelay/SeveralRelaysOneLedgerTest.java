@@ -12,18 +12,13 @@ import dev.idempotentrelay.support.Await;
 import dev.idempotentrelay.support.Channel;
 import dev.idempotentrelay.support.OneShot;
 import dev.idempotentrelay.support.CoreClient;
+import dev.idempotentrelay.support.LedgerFile;
 import dev.idempotentrelay.support.Ports;
 import dev.idempotentrelay.support.Postgres;
 import dev.idempotentrelay.support.RelayUnderTest;
 import dev.idempotentrelay.telegram.Telegram;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -78,21 +73,7 @@ class SeveralRelaysOneLedgerTest {
     }
 
     private Map<String, Object> row(String guid) throws Exception {
-        try (Connection c = DriverManager.getConnection(ledger);
-                PreparedStatement ps = c.prepareStatement("SELECT state, rsp_code, attempts, response FROM tx WHERE guid = ?")) {
-            ps.setString(1, guid);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return null;
-                }
-                Map<String, Object> row = new HashMap<>();
-                row.put("state", rs.getString(1));
-                row.put("rsp_code", rs.getString(2));
-                row.put("attempts", rs.getInt(3));
-                row.put("response", rs.getBytes(4));
-                return row;
-            }
-        }
+        return LedgerFile.at(ledger).row(guid);
     }
 
     @Test
@@ -279,13 +260,7 @@ class SeveralRelaysOneLedgerTest {
                 pool.shutdownNow();
             }
             // no duplicate, no lost claim: every 0000 reached the core once, and has its DONE row
-            Set<String> done = new TreeSet<>();
-            try (Connection c = DriverManager.getConnection(ledger); Statement s = c.createStatement();
-                    ResultSet rs = s.executeQuery("SELECT guid FROM tx WHERE state = 'DONE'")) {
-                while (rs.next()) {
-                    done.add(rs.getString(1));
-                }
-            }
+            Set<String> done = new TreeSet<>(LedgerFile.at(ledger).guids("state = 'DONE'"));
             for (Map.Entry<String, String> reply : answered.entrySet()) {
                 long posts = coreView.calls(reply.getKey());
                 assertTrue(posts <= 1, reply.getKey() + " reached the core " + posts + " times");

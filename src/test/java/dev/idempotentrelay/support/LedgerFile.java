@@ -10,13 +10,25 @@ import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** Reads the relay's SQLite ledger file directly, as an operator would. */
+/**
+ * Reads the relay's ledger directly, as an operator would: a SQLite file, or (by {@link #at}) any JDBC URL, such as a
+ * PostgreSQL ledger's. {@link #row} and {@link #guids} are plain SQL; {@link #insert} and {@link #age} write SQLite's.
+ */
 public final class LedgerFile {
 
     private final String url;
 
     public LedgerFile(Path file) {
-        this.url = "jdbc:sqlite:" + file;
+        this("jdbc:sqlite:" + file);
+    }
+
+    private LedgerFile(String url) {
+        this.url = url;
+    }
+
+    /** The ledger at a JDBC URL. */
+    public static LedgerFile at(String jdbcUrl) {
+        return new LedgerFile(jdbcUrl);
     }
 
     /** The row of a GUID as column -> value, or null when there is none. */
