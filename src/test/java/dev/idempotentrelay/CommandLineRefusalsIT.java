@@ -12,6 +12,7 @@ import dev.idempotentrelay.support.AdminClient;
 import dev.idempotentrelay.support.Channel;
 import dev.idempotentrelay.support.JarProcess;
 import dev.idempotentrelay.support.Ports;
+import dev.idempotentrelay.support.RoutesCopy;
 import dev.idempotentrelay.telegram.Telegram;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -58,12 +59,7 @@ class CommandLineRefusalsIT {
     @Test
     void aBindThatFailsInsideCamelsStartIsOneLineWithoutCamelsStackTrace() throws Exception {
         // a route of an edited folder listens on a port that another process holds: only Camel's start finds out
-        Path routes = Files.createDirectory(dir.resolve("routes"));
-        try (Stream<Path> files = Files.list(Path.of("routes"))) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Files.copy(file, routes.resolve(file.getFileName()));
-            }
-        }
+        Path routes = RoutesCopy.in(dir);
         try (ServerSocket taken = new ServerSocket(0)) {
             Files.writeString(routes.resolve("extra-listener.camel.yaml"), String.join("\n",
                     "- route:",

@@ -8,11 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.idempotentrelay.Relay;
 import dev.idempotentrelay.support.OneShot;
 import dev.idempotentrelay.support.Ports;
+import dev.idempotentrelay.support.RoutesCopy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,12 +87,7 @@ class RunFlagsTest {
 
     @Test
     void routesFolderIsLoadedInsteadOfTheJarsCopy() throws Exception {
-        Path routes = Files.createDirectory(dir.resolve("routes"));
-        try (Stream<Path> files = Files.list(Path.of("routes"))) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Files.copy(file, routes.resolve(file.getFileName()));
-            }
-        }
+        Path routes = RoutesCopy.in(dir);
         Files.writeString(routes.resolve("extra-route.camel.yaml"), String.join("\n",
                 "- route:",
                 "    id: extra-route",
