@@ -8,10 +8,10 @@
 #             old=/tmp/before/target/idempotent-relay.jar" scripts/bench-ab.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/common.sh
 BENCH_JAR=${BENCH_JAR:-target/idempotent-relay.jar}
 RELAY_OPTS=${RELAY_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}
 DURATION=${DURATION:-15}
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 work=$(mktemp -d); pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT

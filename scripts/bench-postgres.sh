@@ -11,6 +11,7 @@
 #   RELAY_OPTS="-Drelay.db.postgresql.pool-size=32" RUNS="pg-1" scripts/bench-postgres.sh      # JVM options, properties
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/common.sh
 DURATION=${DURATION:-15}
 WARMUP=${WARMUP:-30}
 CONNECTIONS=${CONNECTIONS:-32}
@@ -26,8 +27,6 @@ gcc -O2 -o "$BIN/loadgen" "$SHARED/loadgen.c"
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 work=$(mktemp -d)
 pids=()
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   as_pg "$PG_BIN/pg_ctl" -D "$work/pg" -m fast stop >/dev/null 2>&1 || true

@@ -13,6 +13,7 @@
 #   DURATION=30 WARMUP=10 PREWARM=20 scripts/bench-tls.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/common.sh
 DURATION=${DURATION:-15}
 WARMUP=${WARMUP:-5}
 PREWARM=${PREWARM:-10}
@@ -22,7 +23,6 @@ RELAY_OPTS=${RELAY_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}
 JAR=target/idempotent-relay.jar
 [ -f "$JAR" ] || mvn -B -q package -DskipTests
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }

@@ -9,13 +9,13 @@
 #   CONNECTIONS="32" RESENDS=no ...   # which runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/common.sh
 DURATION=${DURATION:-15}
 WARMUP=${WARMUP:-5}
 RELAY_OPTS=${RELAY_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}
 JAR=target/idempotent-relay.jar
 [ -f "$JAR" ] || mvn -B -q package -DskipTests
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 work=$(mktemp -d)
 core_port=$(free_port)
 relay_port=$(free_port)

@@ -5,12 +5,12 @@
 # (Debian: apt-get install postgresql) and target/idempotent-relay.jar (mvn -B package -DskipTests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/common.sh
 JAR=target/idempotent-relay.jar
 [ -f "$JAR" ] || mvn -B -q package -DskipTests
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 work=$(mktemp -d)
 pids=()
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   as_pg "$PG_BIN/pg_ctl" -D "$work/pg" -m fast stop >/dev/null 2>&1 || true
