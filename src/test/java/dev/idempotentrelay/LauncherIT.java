@@ -30,7 +30,7 @@ class LauncherIT {
 
     @Test
     void trainMakesTheCacheThatTheNextStartUsesAndACacheOlderThanTheJarIsLeftOut() throws Exception {
-        JarProcess train = JarProcess.in(dir).withLauncher().run("train", "--seconds", "5");
+        JarProcess train = JarProcess.in(dir).withLauncher().within(Duration.ofSeconds(180)).run("train", "--seconds", "5");
         assertEquals(0, train.exitCode(), "train: " + train.output() + " " + train.errors());
         Path cache = onlyCache();
         assertTrue(Files.size(cache) > 1_000_000, cache + " is " + Files.size(cache) + " bytes");

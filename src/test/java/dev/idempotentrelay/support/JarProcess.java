@@ -104,6 +104,7 @@ public final class JarProcess implements AutoCloseable {
         private final Map<String, String> env = new LinkedHashMap<>();
         private boolean unprivileged;
         private boolean launcher;
+        private Duration limit = Duration.ofSeconds(60);
 
         private Launch(Path workDir) {
             this.workDir = workDir;
@@ -121,6 +122,12 @@ public final class JarProcess implements AutoCloseable {
          */
         public Launch unprivileged() {
             unprivileged = true;
+            return this;
+        }
+
+        /** How long {@link #run} waits for the process to end (60 s unless told). */
+        public Launch within(Duration limit) {
+            this.limit = limit;
             return this;
         }
 
@@ -156,9 +163,9 @@ public final class JarProcess implements AutoCloseable {
 
         public JarProcess run(String... args) throws Exception {
             JarProcess process = start(args);
-            if (!process.process.waitFor(180, TimeUnit.SECONDS)) {
+            if (!process.process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.close();
-                throw new AssertionError("the jar did not finish within 180 s: " + String.join(" ", args));
+                throw new AssertionError("the jar did not finish within " + limit + ": " + String.join(" ", args));
             }
             for (Thread reader : process.readers) {
                 reader.join(10_000);
