@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -24,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * that concurrent exchanges queued while the previous commit was on its way to disk, in one transaction, so one
  * fsync for all of them. Each write runs under a SAVEPOINT of its own: a write that fails (any statement error:
  * a constraint, a missing table, a value the SQL refuses) is rolled back to its savepoint and fails its caller
- * alone; the others commit. A caller gets its update count only once the transaction holding its write is
+ * alone; the others commit. The savepoint's three statements are prepared once per connection like the writes (a
+ * {@code Connection.setSavepoint} would have SQLite parse a new one every time). A caller gets its update count only once the transaction holding its write is
  * committed: a claim is on disk before the core is called, exactly as with one commit per statement.
  * <p>
  * What fails the whole group is what leaves none of it on disk: the commit itself, or a connection that cannot
@@ -55,6 +55,9 @@ public final class SqliteGroupCommit implements AutoCloseable {
     // the writer thread's own
     private Connection connection;
     private final Map<String, PreparedStatement> statements = new HashMap<>();
+    private PreparedStatement savepoint;
+    private PreparedStatement rollbackToSavepoint;
+    private PreparedStatement releaseSavepoint;
 
     /** Starts the writer thread; it takes its connection from {@code pool} at the first write. */
     public SqliteGroupCommit(DataSource pool, int maxGroup) {
@@ -130,15 +133,15 @@ public final class SqliteGroupCommit implements AutoCloseable {
         try {
             Connection c = connection();
             for (int i = 0; i < group.size(); i++) {
-                Savepoint savepoint = c.setSavepoint();
+                savepoint.executeUpdate();
                 try {
                     counts[i] = bound(c, group.get(i)).executeUpdate();
                 } catch (SQLException | RuntimeException e) {
                     failures[i] = e;
-                    c.rollback(savepoint); // this write's changes only; throws if the transaction itself is gone
+                    rollbackToSavepoint.executeUpdate(); // this write's changes only; throws if the transaction is gone
                     forget(group.get(i).sql());
                 }
-                c.releaseSavepoint(savepoint);
+                releaseSavepoint.executeUpdate();
             }
             c.commit();
         } catch (SQLException | RuntimeException e) {
@@ -165,7 +168,11 @@ public final class SqliteGroupCommit implements AutoCloseable {
             Connection c = pool.getConnection();
             try {
                 c.setAutoCommit(false);
+                savepoint = c.prepareStatement("SAVEPOINT write");
+                rollbackToSavepoint = c.prepareStatement("ROLLBACK TO SAVEPOINT write");
+                releaseSavepoint = c.prepareStatement("RELEASE SAVEPOINT write");
             } catch (SQLException e) {
+                closeStatements();
                 c.close();
                 throw e;
             }
@@ -226,6 +233,16 @@ public final class SqliteGroupCommit implements AutoCloseable {
     }
 
     private void closeStatements() {
+        for (PreparedStatement statement : new PreparedStatement[] {savepoint, rollbackToSavepoint, releaseSavepoint}) {
+            if (statement != null) {
+                try {
+                    statement.close();
+                } catch (SQLException e) {
+                    LOG.debug("close of a savepoint statement: {}", e.getMessage());
+                }
+            }
+        }
+        savepoint = rollbackToSavepoint = releaseSavepoint = null;
         for (PreparedStatement statement : statements.values()) {
             try {
                 statement.close();
