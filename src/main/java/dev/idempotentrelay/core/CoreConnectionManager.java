@@ -1,5 +1,9 @@
 package dev.idempotentrelay.core;
 
+import java.net.Proxy;
+import java.net.Socket;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.impl.io.DefaultHttpClientConnectionOperator;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
@@ -15,7 +19,8 @@ import org.apache.hc.core5.util.Timeout;
 /**
  * The pool of HTTP connections to the core. Every pooled connection is checked before it is reused:
  * a keep-alive connection that the core closed while it sat idle carries no delivery, and must not
- * turn a core that has gone down into E901 (outcome unknown) instead of E902 (certainly not sent).
+ * turn a core that has gone down into E901 (outcome unknown) instead of E902 (certainly not sent). The check reads
+ * without blocking ({@link CoreConnection}): the sockets to the core are made from socket channels for that.
  * Configured from application.properties as a Camel bean. The JDK's TLS context for an {@code https} core
  * is made on the first https connection, not at start: building it (the default trust store read and parsed)
  * was a large part of the relay's time to listening, for a core that is most often plain http on a private
@@ -27,11 +32,28 @@ public class CoreConnectionManager extends PoolingHttpClientConnectionManager {
     private long readTimeoutMs = 5000;
     private long validateAfterInactivityMs = 0;
 
+    private static final AtomicLong CONNECTIONS = new AtomicLong();
+
     public CoreConnectionManager() {
-        // what the no-argument constructor of the pool does, with the TLS strategy looked up on first use
-        super(new DefaultHttpClientConnectionOperator(null, null, new TlsOnFirstUse()), PoolConcurrencyPolicy.STRICT,
-                PoolReusePolicy.LIFO, TimeValue.NEG_ONE_MILLISECOND, null);
+        // what the no-argument constructor of the pool does, with the TLS strategy looked up on first use, sockets
+        // made from channels and connections that check them without blocking
+        super(new DefaultHttpClientConnectionOperator(CoreConnectionManager::channelSocket, null, null, new TlsOnFirstUse()),
+                PoolConcurrencyPolicy.STRICT, PoolReusePolicy.LIFO, TimeValue.NEG_ONE_MILLISECOND, socket -> {
+                    CoreConnection connection = new CoreConnection("core-" + CONNECTIONS.incrementAndGet());
+                    if (socket != null) {
+                        connection.bind(socket);
+                    }
+                    return connection;
+                });
         applyConnectionConfig();
+    }
+
+    /** A socket of a {@link SocketChannel}, which can be read without blocking; through a proxy, a plain one. */
+    private static Socket channelSocket(Proxy proxy) throws java.io.IOException {
+        if (proxy != null && proxy.type() != Proxy.Type.DIRECT) {
+            return new Socket(proxy);
+        }
+        return SocketChannel.open().socket();
     }
 
     public void setConnectTimeoutMs(long connectTimeoutMs) {
@@ -45,9 +67,10 @@ public class CoreConnectionManager extends PoolingHttpClientConnectionManager {
     }
 
     /**
-     * A pooled connection idle for at least this long is checked before reuse (0: every time). The check
-     * costs up to 1 ms on a live connection; above 0, a core that went down less than this long after the
-     * last call on a connection may be answered E901 instead of E902 for the next transfer on it.
+     * A pooled connection idle for at least this long is checked before reuse (0: every time). The check is one
+     * read that does not wait (for an https core, HttpClient's own check: a read that waits up to 1 ms); above
+     * 0, a core that went down less than this long after the last call on a connection may be answered E901
+     * instead of E902 for the next transfer on it.
      */
     public void setValidateAfterInactivityMs(long validateAfterInactivityMs) {
         this.validateAfterInactivityMs = validateAfterInactivityMs;
