@@ -10,9 +10,9 @@ import dev.idempotentrelay.ledger.LedgerSqlComponent;
 import dev.idempotentrelay.ledger.LedgerWriteComponent;
 import dev.idempotentrelay.ledger.SqliteGroupCommit;
 import dev.idempotentrelay.ops.AccountMaskingFormatter;
+import dev.idempotentrelay.ops.CoreCallClock;
 import dev.idempotentrelay.ops.CoreCallOutcome;
 import dev.idempotentrelay.ops.CoreCallStatus;
-import dev.idempotentrelay.ops.CoreCallTimer;
 import dev.idempotentrelay.ops.GuidMdcInterceptStrategy;
 import dev.idempotentrelay.ops.HealthReport;
 import dev.idempotentrelay.ops.LedgerTransition;
@@ -156,9 +156,7 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("inquiryAnswered", new CoreCallOutcome(metrics, coreCalls, "inquiry", "answered"));
         beans.bind("inquiryNotReached", new CoreCallOutcome(metrics, coreCalls, "inquiry", "not-reached"));
         beans.bind("inquiryNoAnswer", new CoreCallOutcome(metrics, coreCalls, "inquiry", "no-answer"));
-        CoreCallTimer timer = new CoreCallTimer();
-        beans.bind("coreCallTimer", timer);
-        context.getManagementStrategy().addEventNotifier(timer);
+        beans.bind("coreCallClock", new CoreCallClock());
 
         // the timed runs: the split's outcomes collected, then the run's summary line and metrics
         beans.bind("outcomes", new GroupedBodyAggregationStrategy());

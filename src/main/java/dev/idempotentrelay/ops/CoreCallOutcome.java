@@ -4,10 +4,10 @@ import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 
 /**
- * Records one call to the core where the route has decided what became of it: its time (variable
- * {@code coreMillis}, left by {@link CoreCallTimer}) in {@code relay_core_call_seconds{call,outcome}}, and the
- * call as the relay's last one for GET /health ({@link CoreCallStatus}); an unanswered call's outcome is added to
- * variable {@code coreTime} for the transfer's log line. Bound once per call and outcome, such as
+ * Records one call to the core where the route has decided what became of it: its time (since the step before the
+ * call, {@link CoreCallClock}) in {@code relay_core_call_seconds{call,outcome}}, and the call as the relay's last one
+ * for GET /health ({@link CoreCallStatus}); the time, and an unanswered call's outcome, in variable {@code coreTime}
+ * for the transfer's log line ("core 12 ms", "core 36 ms, not-reached"). Bound once per call and outcome, such as
  * {@code transferAnswered} or {@code inquiryNotReached}; in a doCatch block the caught exception is the error.
  */
 public class CoreCallOutcome implements Processor {
@@ -26,14 +26,12 @@ public class CoreCallOutcome implements Processor {
 
     @Override
     public void process(Exchange exchange) {
-        Long millis = exchange.getVariable("coreMillis", Long.class);
-        metrics.coreCall(call, outcome, millis == null ? 0 : millis);
+        Long started = exchange.getVariable(CoreCallClock.STARTED, Long.class);
+        long millis = started == null ? 0 : (System.nanoTime() - started) / 1_000_000;
+        metrics.coreCall(call, outcome, millis);
         Exception caught = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
         boolean answered = outcome.equals("answered");
         coreCalls.record(call, answered, answered || caught == null ? null : caught.toString());
-        if (!answered) {
-            // for the transfer's log line: "core 36 ms, not-reached"
-            exchange.setVariable("coreTime", exchange.getVariable("coreTime", String.class) + ", " + outcome);
-        }
+        exchange.setVariable("coreTime", answered ? millis + " ms" : millis + " ms, " + outcome);
     }
 }
