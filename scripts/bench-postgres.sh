@@ -55,7 +55,7 @@ start_relay() { # name db -> sets relay_port, appends pid
   java $RELAY_OPTS -jar "$JAR" run --db "$db" --db-user postgres --port "$relay_port" --core "$core" --no-jobs \
     --admin-port "$(free_port)" > "$work/$name.log" 2>&1 &
   pids+=($!)
-  for _ in $(seq 1 150); do grep -q "listening on port" "$work/$name.log" && return 0; sleep 0.2; done
+  for _ in $(seq 1 150); do grep -qs "listening on port" "$work/$name.log" && return 0; sleep 0.2; done
   cat "$work/$name.log"; exit 1
 }
 
