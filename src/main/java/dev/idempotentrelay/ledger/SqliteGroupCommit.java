@@ -113,14 +113,16 @@ public final class SqliteGroupCommit implements AutoCloseable {
                 return;
             }
             queue.drainTo(group, maxGroup - 1);
-            boolean stop = group.remove(STOP);
+            // STOP is the last write ever queued (close() queues it under the lock that write() checks first), so when
+            // it is in a group it ends that group, and nothing is left behind it
+            boolean stop = group.get(group.size() - 1) == STOP;
+            if (stop) {
+                group.remove(group.size() - 1);
+            }
             if (!group.isEmpty()) {
                 commit(group);
             }
             if (stop) {
-                for (Write left; (left = queue.poll()) != null; ) {
-                    left.result().completeExceptionally(new SQLException("the ledger writer is stopped"));
-                }
                 return;
             }
         }
