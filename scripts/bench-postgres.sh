@@ -9,6 +9,8 @@
 #   DURATION=30 WARMUP=60 CONNECTIONS=64 scripts/bench-postgres.sh
 #   RUNS="pg-1" PG_OPTS="-c commit_delay=200 -c commit_siblings=5" scripts/bench-postgres.sh   # server settings
 #   RELAY_OPTS="-Drelay.db.postgresql.pool-size=32" RUNS="pg-1" scripts/bench-postgres.sh      # JVM options, properties
+#   LAUNCHER=bin/idempotent-relay scripts/bench-postgres.sh   # the relays started by the launcher (its JDK, options, cache)
+# While the load warms the relay up, the ledger's new rows per second are printed every 10 s: the JIT's ramp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/common.sh
@@ -35,14 +37,16 @@ cleanup() {
 trap cleanup EXIT
 [ "$(id -u)" = 0 ] && chown postgres "$work"
 
+if [ -n "${LAUNCHER:-}" ]; then relay_cmd=("$LAUNCHER"); else relay_cmd=(java $RELAY_OPTS -jar "$JAR"); fi
 pg_port=$(free_port)
 as_pg "$PG_BIN/initdb" -D "$work/pg" -A trust -U postgres >/dev/null
 as_pg "$PG_BIN/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
   -o "-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB $PG_OPTS" start >/dev/null
 pg() { as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -qAt "$@"; }
-echo "machine: $(nproc) cores, $(java -version 2>&1 | head -1), PostgreSQL $(pg -c 'show server_version'),"\
+jvm=$(java -version 2>&1 | head -1); [ -n "${LAUNCHER:-}" ] && jvm="the launcher's JDK"
+echo "machine: $(nproc) cores, $jvm, PostgreSQL $(pg -c 'show server_version'),"\
      "fsync $(pg -c 'show fsync'), synchronous_commit $(pg -c 'show synchronous_commit'),"\
-     "commit_delay $(pg -c 'show commit_delay'), commit_siblings $(pg -c 'show commit_siblings'); relay JVM: $RELAY_OPTS"
+     "commit_delay $(pg -c 'show commit_delay'), commit_siblings $(pg -c 'show commit_siblings'); relay: ${relay_cmd[*]}"
 
 core_port=$(free_port)
 "$BIN/fastcore" "$core_port" & pids+=($!)
@@ -52,17 +56,23 @@ posts() { curl -s "$core/_stats" | python3 -c 'import json,sys; print(json.load(
 start_relay() { # name db -> sets relay_port, appends pid
   local name=$1 db=$2
   relay_port=$(free_port)
-  java $RELAY_OPTS -jar "$JAR" run --db "$db" --db-user postgres --port "$relay_port" --core "$core" --no-jobs \
+  "${relay_cmd[@]}" run --db "$db" --db-user postgres --port "$relay_port" --core "$core" --no-jobs \
     --admin-port "$(free_port)" > "$work/$name.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 1 150); do grep -qs "listening on port" "$work/$name.log" && return 0; sleep 0.2; done
   cat "$work/$name.log"; exit 1
 }
 
-load() { # ports... : the connections split between them, warm-up then measured, one line per port
-  local n=$# per=$((CONNECTIONS / $#)) out=()
+load() { # count-command ports... : the connections split between them, warm-up then measured, one line per port
+  local count=$1; shift
+  local n=$# per=$((CONNECTIONS / $#)) out=() ramp="" before after t
   for port in "$@"; do "$BIN/loadgen" -p "$port" -c "$per" -d "$WARMUP" -w 0 -r 0 > /dev/null & out+=($!); done
+  before=$($count); t=$(date +%s%N)
+  while sleep 10; kill -0 "${out[0]}" 2>/dev/null; do
+    after=$($count); ramp="$ramp $(( (after - before) * 1000000000 / ($(date +%s%N) - t) ))"; before=$after; t=$(date +%s%N)
+  done
   wait "${out[@]}"
+  echo "  warm-up, new ledger rows/s per 10 s:$ramp"
   out=()
   for port in "$@"; do "$BIN/loadgen" -p "$port" -c "$per" -d "$DURATION" -w 0 -r 0 > "$work/load-$port.txt" & out+=($!); done
   wait "${out[@]}"
@@ -75,7 +85,8 @@ wal() { # db: commits of the database and WAL syncs of the server since the last
 case " $RUNS " in *" sqlite "*)
 echo; echo "== sqlite: one relay, $CONNECTIONS connections"
 p0=$(posts)
-start_relay sqlite "$work/bench.db"; load "$relay_port"
+sqlite_rows() { sqlite3 "$work/bench.db" 'select count(*) from tx' 2>/dev/null || echo 0; }
+start_relay sqlite "$work/bench.db"; load sqlite_rows "$relay_port"
 kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
 echo "  ledger rows $(sqlite3 "$work/bench.db" 'select count(*) from tx' 2>/dev/null || echo '?'), core POSTs $(( $(posts) - p0 ))"
 ;; esac
@@ -85,7 +96,8 @@ echo; echo "== pg-1: one relay on PostgreSQL, $CONNECTIONS connections"
 pg -c 'create database pg1'
 pg -c "select pg_stat_reset_shared('wal')" > /dev/null
 p0=$(posts)
-start_relay pg1 "jdbc:postgresql://127.0.0.1:$pg_port/pg1"; load "$relay_port"
+pg1_rows() { pg -d pg1 -c 'select count(*) from tx' 2>/dev/null || echo 0; }
+start_relay pg1 "jdbc:postgresql://127.0.0.1:$pg_port/pg1"; load pg1_rows "$relay_port"
 kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
 echo "  ledger rows $(pg -d pg1 -c 'select count(*) from tx'), core POSTs $(( $(posts) - p0 ))"
 echo "  PostgreSQL: $(wal pg1)"
@@ -98,7 +110,8 @@ pg -c "select pg_stat_reset_shared('wal')" > /dev/null
 p0=$(posts)
 start_relay pg2a "jdbc:postgresql://127.0.0.1:$pg_port/pg2"; port_a=$relay_port
 start_relay pg2b "jdbc:postgresql://127.0.0.1:$pg_port/pg2"; port_b=$relay_port
-load "$port_a" "$port_b"
+pg2_rows() { pg -d pg2 -c 'select count(*) from tx' 2>/dev/null || echo 0; }
+load pg2_rows "$port_a" "$port_b"
 echo "  ledger rows $(pg -d pg2 -c 'select count(*) from tx'), core POSTs $(( $(posts) - p0 ))"
 echo "  PostgreSQL: $(wal pg2)"
 ;; esac
