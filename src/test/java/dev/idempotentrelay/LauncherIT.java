@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The launcher {@code bin/idempotent-relay}, installed beside the jar as an operator would: {@code train} makes the
  * ahead-of-time cache of this jar and JDK, the next start uses it (the JVM is told to fail if it cannot), a cache
- * older than the jar is left out with a line that says so, and a missing jar is one line and exit 2.
+ * older than the jar is left out with a line that says so, without {@code RELAY_JAVA_OPTS} the JVM gets the measured
+ * options, and a missing jar is one line and exit 2.
  */
 class LauncherIT {
 
@@ -60,6 +61,25 @@ class LauncherIT {
             assertEquals(List.of("idempotent-relay: launcher: " + cache + " is older than the jar and not used"
                     + " (bin/idempotent-relay train makes a new one)"), relay.errors());
             assertTrue(relay.output().stream().noneMatch(line -> line.contains(cache.toString())), relay.output().toString());
+            relay.terminate();
+        }
+    }
+
+    @Test
+    void withoutRelayJavaOptsTheJvmGetsTheMeasuredHeapCollectorAndCompilerOptions() throws Exception {
+        int port = Ports.free();
+        try (JarProcess relay = JarProcess.in(dir).withLauncher().start("run", "--core-sim", "--core", "http://localhost:" + Ports.free(),
+                "--db", "relay.db", "--port", Integer.toString(port), "--admin-port", Integer.toString(Ports.free()), "--no-jobs")) {
+            relay.awaitLine("listening on port " + port, Duration.ofSeconds(60));
+            String line = relay.commandLine().orElseThrow(() -> new AssertionError("the system shows no command line"));
+            List<String> args = List.of(line.split(" "));
+            for (String option : List.of("-Xms256m", "-Xmx256m", "-XX:+UseParallelGC", "-XX:MaxInlineLevel=9", "-XX:InlineSmallCode=1000")) {
+                assertTrue(args.contains(option), option + " not in " + line);
+            }
+            // 6 compiler threads where the JVM would start fewer (under 16 CPUs, as nproc counts them)
+            Process nproc = new ProcessBuilder("nproc").start();
+            int cpus = Integer.parseInt(new String(nproc.getInputStream().readAllBytes()).trim());
+            assertEquals(cpus < 16, args.contains("-XX:CICompilerCount=6"), cpus + " CPUs: " + line);
             relay.terminate();
         }
     }
