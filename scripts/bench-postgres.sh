@@ -37,13 +37,13 @@ cleanup() {
 trap cleanup EXIT
 [ "$(id -u)" = 0 ] && chown postgres "$work"
 
-if [ -n "${LAUNCHER:-}" ]; then relay_cmd=("$LAUNCHER"); else relay_cmd=(java $RELAY_OPTS -jar "$JAR"); fi
 pg_port=$(free_port)
 as_pg "$PG_BIN/initdb" -D "$work/pg" -A trust -U postgres >/dev/null
 as_pg "$PG_BIN/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
   -o "-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB $PG_OPTS" start >/dev/null
 pg() { as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -qAt "$@"; }
-jvm=$(java -version 2>&1 | head -1); [ -n "${LAUNCHER:-}" ] && jvm="the launcher's JDK"
+if [ -n "${LAUNCHER:-}" ]; then relay_cmd=("$LAUNCHER"); jvm="the launcher's JDK"
+else relay_cmd=(java $RELAY_OPTS -jar "$JAR"); jvm=$(java -version 2>&1 | head -1); fi
 echo "machine: $(nproc) cores, $jvm, PostgreSQL $(pg -c 'show server_version'),"\
      "fsync $(pg -c 'show fsync'), synchronous_commit $(pg -c 'show synchronous_commit'),"\
      "commit_delay $(pg -c 'show commit_delay'), commit_siblings $(pg -c 'show commit_siblings'); relay: ${relay_cmd[*]}"
@@ -51,6 +51,8 @@ echo "machine: $(nproc) cores, $jvm, PostgreSQL $(pg -c 'show server_version'),"
 core_port=$(free_port)
 "$BIN/fastcore" "$core_port" & pids+=($!)
 core="http://127.0.0.1:$core_port"
+sqlite_rows() { sqlite3 "$work/bench.db" 'select count(*) from tx' 2>/dev/null || echo '?'; }
+pg_rows() { pg -d "$1" -c 'select count(*) from tx'; } # db
 posts() { curl -s "$core/_stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["calls"])'; }
 
 start_relay() { # name db -> sets relay_port, appends pid
@@ -63,7 +65,7 @@ start_relay() { # name db -> sets relay_port, appends pid
   cat "$work/$name.log"; exit 1
 }
 
-load() { # count-command ports... : the connections split between them, warm-up then measured, one line per port
+load() { # "count-command" ports... : the connections split between them, warm-up then measured, one line per port
   local count=$1; shift
   local n=$# per=$((CONNECTIONS / $#)) out=() ramp="" before after t
   for port in "$@"; do "$BIN/loadgen" -p "$port" -c "$per" -d "$WARMUP" -w 0 -r 0 > /dev/null & out+=($!); done
@@ -85,10 +87,9 @@ wal() { # db: commits of the database and WAL syncs of the server since the last
 case " $RUNS " in *" sqlite "*)
 echo; echo "== sqlite: one relay, $CONNECTIONS connections"
 p0=$(posts)
-sqlite_rows() { sqlite3 "$work/bench.db" 'select count(*) from tx' 2>/dev/null || echo 0; }
 start_relay sqlite "$work/bench.db"; load sqlite_rows "$relay_port"
 kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
-echo "  ledger rows $(sqlite3 "$work/bench.db" 'select count(*) from tx' 2>/dev/null || echo '?'), core POSTs $(( $(posts) - p0 ))"
+echo "  ledger rows $(sqlite_rows), core POSTs $(( $(posts) - p0 ))"
 ;; esac
 
 case " $RUNS " in *" pg-1 "*)
@@ -96,10 +97,9 @@ echo; echo "== pg-1: one relay on PostgreSQL, $CONNECTIONS connections"
 pg -c 'create database pg1'
 pg -c "select pg_stat_reset_shared('wal')" > /dev/null
 p0=$(posts)
-pg1_rows() { pg -d pg1 -c 'select count(*) from tx' 2>/dev/null || echo 0; }
-start_relay pg1 "jdbc:postgresql://127.0.0.1:$pg_port/pg1"; load pg1_rows "$relay_port"
+start_relay pg1 "jdbc:postgresql://127.0.0.1:$pg_port/pg1"; load "pg_rows pg1" "$relay_port"
 kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
-echo "  ledger rows $(pg -d pg1 -c 'select count(*) from tx'), core POSTs $(( $(posts) - p0 ))"
+echo "  ledger rows $(pg_rows pg1), core POSTs $(( $(posts) - p0 ))"
 echo "  PostgreSQL: $(wal pg1)"
 ;; esac
 
@@ -110,8 +110,7 @@ pg -c "select pg_stat_reset_shared('wal')" > /dev/null
 p0=$(posts)
 start_relay pg2a "jdbc:postgresql://127.0.0.1:$pg_port/pg2"; port_a=$relay_port
 start_relay pg2b "jdbc:postgresql://127.0.0.1:$pg_port/pg2"; port_b=$relay_port
-pg2_rows() { pg -d pg2 -c 'select count(*) from tx' 2>/dev/null || echo 0; }
-load pg2_rows "$port_a" "$port_b"
-echo "  ledger rows $(pg -d pg2 -c 'select count(*) from tx'), core POSTs $(( $(posts) - p0 ))"
+load "pg_rows pg2" "$port_a" "$port_b"
+echo "  ledger rows $(pg_rows pg2), core POSTs $(( $(posts) - p0 ))"
 echo "  PostgreSQL: $(wal pg2)"
 ;; esac
