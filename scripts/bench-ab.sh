@@ -10,7 +10,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/common.sh
 BENCH_JAR=${BENCH_JAR:-target/idempotent-relay.jar}
-RELAY_OPTS=${RELAY_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}
 DURATION=${DURATION:-15}
 work=$(mktemp -d); pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }

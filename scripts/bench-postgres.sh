@@ -19,7 +19,6 @@ WARMUP=${WARMUP:-30}
 CONNECTIONS=${CONNECTIONS:-32}
 RUNS=${RUNS:-sqlite pg-1 pg-2}
 PG_OPTS=${PG_OPTS:-}
-RELAY_OPTS=${RELAY_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}
 JAR=target/idempotent-relay.jar
 [ -f "$JAR" ] || mvn -B -q package -DskipTests
 SHARED=../shared/bench/c

@@ -19,7 +19,6 @@ WARMUP=${WARMUP:-5}
 PREWARM=${PREWARM:-10}
 CONNECTIONS=${CONNECTIONS:-32}
 RECONNECTS=${RECONNECTS:-8}
-RELAY_OPTS=${RELAY_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}
 JAR=target/idempotent-relay.jar
 [ -f "$JAR" ] || mvn -B -q package -DskipTests
 

@@ -4,7 +4,7 @@
 # that BENCHMARKS.md records. Everything runs on this machine, on loopback.
 #   scripts/bench.sh                  # 15 s measured per run, after 5 s of the bench's own warm-up
 #   DURATION=30 WARMUP=10 scripts/bench.sh   # longer runs, longer warm-up (WARMUP=0: none)
-#   RELAY_OPTS="-Xmx256m" ...         # JVM options of the relay (default below); -Dkey=value overrides a property
+#   RELAY_OPTS="-Xmx256m" ...         # JVM options of the relay (default: scripts/common.sh); -Dkey=value overrides a property
 #   LAUNCHER=bin/idempotent-relay ... # start the relay with the launcher (its JVM, options and cache) instead
 #   CONNECTIONS="32" RESENDS=no ...   # which runs
 set -euo pipefail
@@ -12,7 +12,6 @@ cd "$(dirname "$0")/.."
 . scripts/common.sh
 DURATION=${DURATION:-15}
 WARMUP=${WARMUP:-5}
-RELAY_OPTS=${RELAY_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}
 JAR=target/idempotent-relay.jar
 [ -f "$JAR" ] || mvn -B -q package -DskipTests
 
