@@ -42,8 +42,7 @@ class LauncherIT {
         String strict = aot ? "-XX:AOTMode=on -Xlog:aot" : "-Xshare:on -Xlog:cds";
         String opened = (aot ? "Opened AOT cache " : "Opened archive ") + cache + ".";
         int port = Ports.free();
-        String[] run = {"run", "--core-sim", "--core", "http://localhost:" + Ports.free(), "--db", "relay.db",
-                "--port", Integer.toString(port), "--admin-port", Integer.toString(Ports.free()), "--no-jobs"};
+        String[] run = runWithCoreSim(port);
         try (JarProcess relay = JarProcess.in(dir).withLauncher().env("RELAY_JAVA_OPTS", "-Xmx256m " + strict).start(run)) {
             relay.awaitLine("listening on port " + port, Duration.ofSeconds(60));
             assertTrue(relay.output().stream().anyMatch(line -> line.endsWith(opened)), "no '" + opened + "' in " + relay.output());
@@ -68,8 +67,7 @@ class LauncherIT {
     @Test
     void withoutRelayJavaOptsTheJvmGetsTheMeasuredHeapCollectorAndCompilerOptions() throws Exception {
         int port = Ports.free();
-        try (JarProcess relay = JarProcess.in(dir).withLauncher().start("run", "--core-sim", "--core", "http://localhost:" + Ports.free(),
-                "--db", "relay.db", "--port", Integer.toString(port), "--admin-port", Integer.toString(Ports.free()), "--no-jobs")) {
+        try (JarProcess relay = JarProcess.in(dir).withLauncher().start(runWithCoreSim(port))) {
             relay.awaitLine("listening on port " + port, Duration.ofSeconds(60));
             String line = relay.commandLine().orElseThrow(() -> new AssertionError("the system shows no command line"));
             List<String> args = List.of(line.split(" "));
@@ -91,6 +89,12 @@ class LauncherIT {
         assertEquals(2, launcher.exitCode());
         assertEquals(List.of("idempotent-relay: launcher: no jar at " + dir.resolve("nowhere.jar")
                 + " (build it: mvn -B package -DskipTests, or set RELAY_JAR)"), launcher.errors());
+    }
+
+    /** {@code run} with the core simulator and a ledger in the folder, listening on {@code port}, every other port free. */
+    private static String[] runWithCoreSim(int port) {
+        return new String[] {"run", "--core-sim", "--core", "http://localhost:" + Ports.free(), "--db", "relay.db",
+                "--port", Integer.toString(port), "--admin-port", Integer.toString(Ports.free()), "--no-jobs"};
     }
 
     private Path onlyCache() throws Exception {
