@@ -149,17 +149,19 @@ class ChannelPathTest extends CoreAndRelayTest {
     void invalidRequestsAreE400WithNoRowAndNoCoreCall() throws Exception {
         String guid = newGuid();
         String valid = text(transfer(guid));
-        Map<String, String> invalid = Map.of(
-                "guid not alphanumeric", valid.substring(0, 5) + "0123456789ABCDEF0123456789ABCDE-" + valid.substring(37),
-                "kind not Q", valid.substring(0, 4) + "R" + valid.substring(5),
-                "unknown tx_code", "TR02" + valid.substring(4),
-                "amount zero", valid.substring(0, 77) + "000000000000000" + valid.substring(92),
-                "amount not digits", valid.substring(0, 77) + "00000000000010A" + valid.substring(92),
-                "account with a space inside", valid.substring(0, 45) + "1002 03004005006" + valid.substring(61),
-                "empty account", valid.substring(0, 61) + " ".repeat(16) + valid.substring(77),
-                "body too short", valid.substring(0, 100),
-                "body too long", valid + "X",
-                "rsp_code not blank", valid.substring(0, 41) + "0000" + valid.substring(45));
+        Map<String, String> invalid = Map.ofEntries(
+                Map.entry("guid not alphanumeric", valid.substring(0, 5) + "0123456789ABCDEF0123456789ABCDE-" + valid.substring(37)),
+                Map.entry("kind not Q", valid.substring(0, 4) + "R" + valid.substring(5)),
+                Map.entry("unknown tx_code", "TR02" + valid.substring(4)),
+                Map.entry("amount zero", valid.substring(0, 77) + "000000000000000" + valid.substring(92)),
+                Map.entry("amount not digits", valid.substring(0, 77) + "00000000000010A" + valid.substring(92)),
+                Map.entry("account with a space inside", valid.substring(0, 45) + "1002 03004005006" + valid.substring(61)),
+                Map.entry("empty account", valid.substring(0, 61) + " ".repeat(16) + valid.substring(77)),
+                Map.entry("account with a leading space", valid.substring(0, 61) + " " + valid.substring(61, 76) + valid.substring(77)),
+                Map.entry("channel not letters and digits", valid.substring(0, 37) + "00-1" + valid.substring(41)),
+                Map.entry("body too short", valid.substring(0, 100)),
+                Map.entry("body too long", valid + "X"),
+                Map.entry("rsp_code not blank", valid.substring(0, 41) + "0000" + valid.substring(45)));
         try (Channel channel = Channel.open(relay.port)) {
             for (Map.Entry<String, String> bad : invalid.entrySet()) {
                 byte[] request = bad.getValue().getBytes(StandardCharsets.US_ASCII);
