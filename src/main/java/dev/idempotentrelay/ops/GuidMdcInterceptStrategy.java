@@ -27,7 +27,8 @@ public class GuidMdcInterceptStrategy implements InterceptStrategy {
         return new DelegateAsyncProcessor(AsyncProcessorConverterHelper.convert(target)) {
             @Override
             public boolean process(Exchange exchange, AsyncCallback callback) {
-                Object guid = exchange.getVariable(KEY);
+                // the variables' map itself: Exchange.getVariable parses the name for a repository prefix, on every step
+                Object guid = exchange.hasVariables() ? exchange.getVariables().get(KEY) : null;
                 if (!(guid instanceof String)) {
                     return processor.process(exchange, callback);
                 }
