@@ -21,14 +21,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Group commit of the SQLite ledger's writes: one thread, on one connection taken from the pool, runs the writes
  * that concurrent exchanges queued while the previous commit was on its way to disk, in one transaction, so one
- * fsync for all of them. Each write runs under a SAVEPOINT of its own: a write that fails (any statement error:
- * a constraint, a missing table, a value the SQL refuses) is rolled back to its savepoint and fails its caller
- * alone; the others commit. The savepoint's three statements are prepared once per connection like the writes (a
- * {@code Connection.setSavepoint} would have SQLite parse a new one every time). A caller gets its update count only once the transaction holding its write is
+ * fsync for all of them. A write that fails (any statement error: a constraint, a missing table, a value the SQL
+ * refuses) fails its caller alone: the transaction is rolled back, and the group's other writes run again in a new
+ * one, in their order (none of them was answered yet, so none was seen). The others commit. A savepoint per write
+ * would do the same, at two more statements per write on this one thread every time; a failed write is rare.
+ * A caller gets its update count only once the transaction holding its write is
  * committed: a claim is on disk before the core is called, exactly as with one commit per statement.
  * <p>
  * What fails the whole group is what leaves none of it on disk: the commit itself, or a connection that cannot
- * set or roll back a savepoint (closed, broken, its transaction rolled back by SQLite). The writer then gives that
+ * roll back (closed, broken). The writer then gives that
  * connection up and takes a new one from the pool for the next group.
  * <p>
  * PostgreSQL has no use for it (it shares WAL flushes between concurrent commits itself): there the ledger writes
@@ -55,9 +56,6 @@ public final class SqliteGroupCommit implements AutoCloseable {
     // the writer thread's own
     private Connection connection;
     private final Map<String, PreparedStatement> statements = new HashMap<>();
-    private PreparedStatement savepoint;
-    private PreparedStatement rollbackToSavepoint;
-    private PreparedStatement releaseSavepoint;
 
     /** Starts the writer thread; it takes its connection from {@code pool} at the first write. */
     public SqliteGroupCommit(DataSource pool, int maxGroup) {
@@ -128,22 +126,26 @@ public final class SqliteGroupCommit implements AutoCloseable {
         }
     }
 
-    /** One transaction for the group, one savepoint per write. */
+    /** One transaction for the group; after a failed write, a new one for the writes that did not fail. */
     private void commit(List<Write> group) {
         int[] counts = new int[group.size()];
         Exception[] failures = new Exception[group.size()];
         try {
             Connection c = connection();
-            for (int i = 0; i < group.size(); i++) {
-                savepoint.executeUpdate();
-                try {
-                    counts[i] = bound(c, group.get(i)).executeUpdate();
-                } catch (SQLException | RuntimeException e) {
-                    failures[i] = e;
-                    rollbackToSavepoint.executeUpdate(); // this write's changes only; throws if the transaction is gone
-                    forget(group.get(i).sql());
+            int i = 0;
+            while (i < group.size()) {
+                if (failures[i] == null) {
+                    try {
+                        counts[i] = bound(c, group.get(i)).executeUpdate();
+                    } catch (SQLException | RuntimeException e) {
+                        failures[i] = e;
+                        forget(group.get(i).sql());
+                        c.rollback(); // the writes before this one as well: they run again from the first
+                        i = 0;
+                        continue;
+                    }
                 }
-                releaseSavepoint.executeUpdate();
+                i++;
             }
             c.commit();
         } catch (SQLException | RuntimeException e) {
@@ -170,11 +172,7 @@ public final class SqliteGroupCommit implements AutoCloseable {
             Connection c = pool.getConnection();
             try {
                 c.setAutoCommit(false);
-                savepoint = c.prepareStatement("SAVEPOINT write");
-                rollbackToSavepoint = c.prepareStatement("ROLLBACK TO SAVEPOINT write");
-                releaseSavepoint = c.prepareStatement("RELEASE SAVEPOINT write");
             } catch (SQLException e) {
-                closeStatements();
                 c.close();
                 throw e;
             }
@@ -235,16 +233,6 @@ public final class SqliteGroupCommit implements AutoCloseable {
     }
 
     private void closeStatements() {
-        for (PreparedStatement statement : new PreparedStatement[] {savepoint, rollbackToSavepoint, releaseSavepoint}) {
-            if (statement != null) {
-                try {
-                    statement.close();
-                } catch (SQLException e) {
-                    LOG.debug("close of a savepoint statement: {}", e.getMessage());
-                }
-            }
-        }
-        savepoint = rollbackToSavepoint = releaseSavepoint = null;
         for (PreparedStatement statement : statements.values()) {
             try {
                 statement.close();
