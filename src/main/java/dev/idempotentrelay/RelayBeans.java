@@ -8,6 +8,7 @@ import dev.idempotentrelay.ledger.LedgerDialect;
 import dev.idempotentrelay.ledger.LedgerRowView;
 import dev.idempotentrelay.ledger.LedgerSqlComponent;
 import dev.idempotentrelay.ledger.LedgerWriteComponent;
+import dev.idempotentrelay.ledger.RecentGuids;
 import dev.idempotentrelay.ledger.SqliteGroupCommit;
 import dev.idempotentrelay.ops.AccountMaskingFormatter;
 import dev.idempotentrelay.ops.CoreCallClock;
@@ -81,6 +82,7 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("coreTransferRequest", new CoreTransferRequest());
         beans.bind("coreAnswerReader", new CoreAnswerReader());
         beans.bind("telegramReply", new TelegramReply());
+        beans.bind("recentGuids", new RecentGuids());
 
         // the ledger: a HikariCP pool on SQLite or PostgreSQL (shared by any number of relays), behind the relay's sql:
         // component (reads) and ledger-write: component (writes); the database's own clock for the SQL files
