@@ -1,5 +1,7 @@
 package dev.idempotentrelay.ops;
 
+import static dev.idempotentrelay.telegram.Telegram.isLetterOrDigit;
+
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.camel.spi.MaskingFormatter;
@@ -80,10 +82,6 @@ public class AccountMaskingFormatter implements MaskingFormatter {
             }
         }
         return false;
-    }
-
-    private static boolean isLetterOrDigit(char c) {
-        return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
     }
 
     private static boolean isWordCharacter(char c) {

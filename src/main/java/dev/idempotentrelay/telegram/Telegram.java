@@ -85,6 +85,11 @@ public final class Telegram {
         return body.getBytes(StandardCharsets.US_ASCII);
     }
 
+    /** An ASCII letter or digit: the characters of a GUID, a channel id and an account number. */
+    public static boolean isLetterOrDigit(int c) {
+        return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    }
+
     /** The raw bytes of a field as ASCII text, padding included. */
     public static String raw(byte[] message, int offset, int width) {
         return new String(Arrays.copyOfRange(message, offset, offset + width), StandardCharsets.US_ASCII);

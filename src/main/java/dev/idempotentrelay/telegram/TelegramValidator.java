@@ -102,8 +102,4 @@ public class TelegramValidator implements Processor {
         }
         return width > 0;
     }
-
-    private static boolean isLetterOrDigit(byte b) {
-        return (b >= '0' && b <= '9') || (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z');
-    }
 }
