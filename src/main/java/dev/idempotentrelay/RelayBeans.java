@@ -5,6 +5,7 @@ import dev.idempotentrelay.core.CoreConnectionManager;
 import dev.idempotentrelay.jobs.ClusteredJobStore;
 import dev.idempotentrelay.jobs.JobRunSummary;
 import dev.idempotentrelay.ledger.LedgerDialect;
+import dev.idempotentrelay.ledger.LedgerRowColumns;
 import dev.idempotentrelay.ledger.LedgerRowView;
 import dev.idempotentrelay.ledger.LedgerSqlComponent;
 import dev.idempotentrelay.ledger.LedgerWriteComponent;
@@ -83,6 +84,7 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("coreAnswerReader", new CoreAnswerReader());
         beans.bind("telegramReply", new TelegramReply());
         beans.bind("recentGuids", new RecentGuids());
+        beans.bind("ledgerRowColumns", new LedgerRowColumns());
 
         // the ledger: a HikariCP pool on SQLite or PostgreSQL (shared by any number of relays), behind the relay's sql:
         // component (reads) and ledger-write: component (writes); the database's own clock for the SQL files
