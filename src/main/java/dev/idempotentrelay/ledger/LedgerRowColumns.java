@@ -8,11 +8,11 @@ import org.apache.camel.Processor;
  * The columns of the ledger row that answers a GUID (variable {@code ledgerRow}, a row of {@code find-by-guid.sql},
  * or null when there is none) as variables of their own, for the router on ledger state: {@code rowState},
  * {@code rowRspCode}, {@code rowReply} (the stored reply, for DONE) and {@code sameRequest} (whether the request is
- * byte for byte the stored one). All four are null when there is no row.
+ * byte for byte the stored one). All four are unset when there is no row.
  * <p>
  * The router could read the map itself ({@code ${variable.ledgerRow[state]}}), but Simple evaluates a key of a
  * variable through the bean language: a new bean expression and a copy of the whole exchange at every evaluation.
- * The five of them on a resend of a DONE GUID took a third of the relay's CPU (JFR).
+ * The five of them on a resend of a DONE GUID took a third of the relay's Java samples (JFR; BENCHMARKS.md).
  */
 public final class LedgerRowColumns implements Processor {
 
