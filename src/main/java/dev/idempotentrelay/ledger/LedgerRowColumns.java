@@ -20,10 +20,13 @@ public final class LedgerRowColumns implements Processor {
     public void process(Exchange exchange) {
         @SuppressWarnings("unchecked")
         Map<String, Object> row = exchange.getVariable("ledgerRow", Map.class);
-        exchange.setVariable("rowState", row == null ? null : row.get("state"));
-        exchange.setVariable("rowRspCode", row == null ? null : row.get("rsp_code"));
-        exchange.setVariable("rowReply", row == null ? null : row.get("response"));
+        if (row == null) {
+            return; // none of the four is set: the router takes that for a row gone
+        }
+        exchange.setVariable("rowState", row.get("state"));
+        exchange.setVariable("rowRspCode", row.get("rsp_code"));
+        exchange.setVariable("rowReply", row.get("response"));
         // same_request is 1 or 0, in the database's integer type (an Integer from SQLite and from PostgreSQL)
-        exchange.setVariable("sameRequest", row == null ? null : ((Number) row.get("same_request")).intValue() == 1);
+        exchange.setVariable("sameRequest", ((Number) row.get("same_request")).intValue() == 1);
     }
 }
