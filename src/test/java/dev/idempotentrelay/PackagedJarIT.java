@@ -4,6 +4,7 @@ import static dev.idempotentrelay.support.Requests.newGuid;
 import static dev.idempotentrelay.support.Requests.transfer;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -17,6 +18,7 @@ import dev.idempotentrelay.support.LedgerFile;
 import dev.idempotentrelay.support.Ports;
 import dev.idempotentrelay.support.Requests;
 import dev.idempotentrelay.telegram.Telegram;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -165,8 +167,15 @@ class PackagedJarIT {
             relay.awaitLine("listening on port " + port, START);
             try (Channel channel = Channel.open(port)) {
                 assertEquals("E902", Telegram.rspCode(channel.send(transfer(guid))));
+                // then a frame the decoder refuses, on the same connection (so on the thread that served the transfer):
+                // its WARN line comes after the transfer is done and carries no GUID
+                channel.writeRaw("LLLL".getBytes(StandardCharsets.US_ASCII));
+                assertTrue(channel.closedByRelay(), "the relay kept a connection open after an unreadable frame");
             }
             relay.awaitLine("answered E902", Duration.ofSeconds(10));
+            relay.awaitLine("Unreadable frame from", Duration.ofSeconds(10));
+            String unreadable = relay.output().stream().filter(l -> l.contains("Unreadable frame from")).findFirst().orElseThrow();
+            assertFalse(unreadable.contains("[guid "), "a line after the transfer still carries a GUID: " + unreadable);
             List<String> out = relay.output();
             assertTrue(out.stream().anyMatch(l -> l.contains("- route:")) && out.stream().anyMatch(l -> l.contains("id: receive-telegram"))
                     && out.stream().anyMatch(l -> l.contains("- rest:")), "--dump-routes printed no routes: " + out);
