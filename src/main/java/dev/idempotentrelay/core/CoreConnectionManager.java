@@ -11,6 +11,7 @@ import org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy;
 import org.apache.hc.client5.http.ssl.TlsSocketStrategy;
 import org.apache.hc.core5.http.URIScheme;
 import org.apache.hc.core5.http.config.Lookup;
+import org.apache.hc.core5.io.CloseMode;
 import org.apache.hc.core5.pool.PoolConcurrencyPolicy;
 import org.apache.hc.core5.pool.PoolReusePolicy;
 import org.apache.hc.core5.util.TimeValue;
@@ -24,27 +25,32 @@ import org.apache.hc.core5.util.Timeout;
  * Configured from application.properties as a Camel bean. The JDK's TLS context for an {@code https} core
  * is made on the first https connection, not at start: building it (the default trust store read and parsed)
  * was a large part of the relay's time to listening, for a core that is most often plain http on a private
- * network.
+ * network. The read timeout is kept by one thread for all connections ({@link LateAnswerCloser}), not by the reads.
  */
 public class CoreConnectionManager extends PoolingHttpClientConnectionManager {
 
+    private final LateAnswerCloser lateAnswers;
     private long connectTimeoutMs = 1000;
-    private long readTimeoutMs = 5000;
     private long validateAfterInactivityMs = 0;
 
     private static final AtomicLong CONNECTIONS = new AtomicLong();
 
     public CoreConnectionManager() {
+        this(new LateAnswerCloser(5000));
+    }
+
+    private CoreConnectionManager(LateAnswerCloser lateAnswers) {
         // what the no-argument constructor of the pool does, with the TLS strategy looked up on first use, sockets
-        // made from channels and connections that check them without blocking
+        // made from channels and connections that check them without blocking, their answers timed by lateAnswers
         super(new DefaultHttpClientConnectionOperator(CoreConnectionManager::channelSocket, null, null, new TlsOnFirstUse()),
                 PoolConcurrencyPolicy.STRICT, PoolReusePolicy.LIFO, TimeValue.NEG_ONE_MILLISECOND, socket -> {
-                    CoreConnection connection = new CoreConnection("core-" + CONNECTIONS.incrementAndGet());
+                    CoreConnection connection = new CoreConnection("core-" + CONNECTIONS.incrementAndGet(), lateAnswers);
                     if (socket != null) {
                         connection.bind(socket);
                     }
                     return connection;
                 });
+        this.lateAnswers = lateAnswers;
         applyConnectionConfig();
     }
 
@@ -61,9 +67,13 @@ public class CoreConnectionManager extends PoolingHttpClientConnectionManager {
         applyConnectionConfig();
     }
 
+    /**
+     * Milliseconds from the moment a request begins to leave until its whole answer must have come; past it the
+     * connection is closed and the call fails with a SocketTimeoutException ({@link LateAnswerCloser}). The reads
+     * themselves wait without a timeout.
+     */
     public void setReadTimeoutMs(long readTimeoutMs) {
-        this.readTimeoutMs = readTimeoutMs;
-        applyConnectionConfig();
+        lateAnswers.setTimeoutMs(readTimeoutMs);
     }
 
     /**
@@ -86,9 +96,16 @@ public class CoreConnectionManager extends PoolingHttpClientConnectionManager {
     private void applyConnectionConfig() {
         setDefaultConnectionConfig(ConnectionConfig.custom()
                 .setConnectTimeout(Timeout.ofMilliseconds(connectTimeoutMs))
-                .setSocketTimeout(Timeout.ofMilliseconds(readTimeoutMs))
+                // no timeout on the socket: LateAnswerCloser keeps the read timeout
+                .setSocketTimeout(Timeout.DISABLED)
                 .setValidateAfterInactivity(TimeValue.ofMilliseconds(validateAfterInactivityMs))
                 .build());
+    }
+
+    @Override
+    public void close(CloseMode closeMode) {
+        lateAnswers.stop();
+        super.close(closeMode);
     }
 
     /** HttpClient's default TLS strategy for {@code https}, made when the first https connection asks for it. */

@@ -2,6 +2,7 @@ package dev.idempotentrelay.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,6 +10,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -24,7 +26,9 @@ import org.junit.jupiter.api.Test;
  * The pool makes its TLS context only when an https core asks for it: a plain http core is called in clear text,
  * and an https core still gets a TLS handshake (its first byte on the wire is a TLS handshake record, 0x16). A pooled
  * connection is reused while it lives, and one that the core closed while it sat idle is not: the next call opens a
- * new one instead of sending into a closed connection (what would be E901 instead of E902 on the channel path).
+ * new one instead of sending into a closed connection (what would be E901 instead of E902 on the channel path). The
+ * read timeout is kept for the pool by one thread: an answer that has not come within it fails the call with a
+ * SocketTimeoutException; one that comes in time is taken, and a pooled connection may idle longer than the timeout.
  */
 class CoreConnectionManagerTest {
 
@@ -55,10 +59,40 @@ class CoreConnectionManagerTest {
         }
     }
 
+    @Test
+    void anAnswerLaterThanTheReadTimeoutFailsTheCallAndOneInTimeIsTaken() throws Exception {
+        CoreConnectionManager pool = new CoreConnectionManager();
+        pool.setReadTimeoutMs(400);
+        try (KeepAliveServer core = new KeepAliveServer();
+                CloseableHttpClient client = HttpClients.custom().setConnectionManager(pool).disableAutomaticRetries().build()) {
+            String url = "http://127.0.0.1:" + core.server.getLocalPort() + "/v1/transfers";
+            core.delayMs = 100;
+            assertEquals(200, (int) client.execute(new HttpPost(url), response -> response.getCode()));
+
+            core.delayMs = 3_000;
+            long start = System.nanoTime();
+            SocketTimeoutException late = assertThrows(SocketTimeoutException.class,
+                    () -> client.execute(new HttpPost(url), response -> response.getCode()));
+            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertEquals("no answer from the core within 400 ms (read timeout)", late.getMessage());
+            assertTrue(tookMs >= 400 && tookMs < 2_000, "the late answer was cut off after " + tookMs + " ms");
+
+            // a connection idle in the pool for longer than the read timeout is not cut off: the next call reuses it
+            core.delayMs = 0;
+            assertEquals(200, (int) client.execute(new HttpPost(url), response -> response.getCode()));
+            int accepted = core.accepted.size();
+            Thread.sleep(1_000); // idle for 2.5 read timeouts: the closer looked at it 50 times meanwhile
+            assertEquals(200, (int) client.execute(new HttpPost(url), response -> response.getCode()));
+            assertEquals(accepted, core.accepted.size(), "the idle connection was reused, not closed as late");
+        }
+    }
+
     /** An HTTP/1.1 server that answers every request 200 on a kept-alive connection, and closes them when told. */
     private static final class KeepAliveServer implements AutoCloseable {
         final ServerSocket server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
         final List<Socket> accepted = new CopyOnWriteArrayList<>();
+        /** Milliseconds each answer waits before it is written. */
+        volatile long delayMs;
         private final Thread acceptor = new Thread(this::accept, "keep-alive-server");
 
         KeepAliveServer() throws IOException {
@@ -80,12 +114,15 @@ class CoreConnectionManagerTest {
             }
         }
 
-        private static void answer(Socket socket) {
+        private void answer(Socket socket) {
             try (socket; InputStream in = socket.getInputStream(); OutputStream out = socket.getOutputStream()) {
                 int matched = 0;
                 for (int b; (b = in.read()) >= 0; ) {
                     matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : (b == '\r' ? 1 : 0);
                     if (matched == 4) {
+                        if (delayMs > 0) {
+                            Thread.sleep(delayMs); // the core taking its time over this answer
+                        }
                         out.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.US_ASCII));
                         out.flush();
                         matched = 0;
@@ -93,6 +130,8 @@ class CoreConnectionManagerTest {
                 }
             } catch (IOException closed) {
                 // the connection was closed
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
 
