@@ -112,7 +112,7 @@ public class RelayBeans implements CamelConfiguration {
             ledger.setJdbcUrl(text(context, "relay.db.sqlite-url"));
             // SQLite: the writes of concurrent exchanges committed together, one fsync for many (PostgreSQL does that itself)
             if (Boolean.parseBoolean(text(context, "relay.db.group-commit"))) {
-                groupCommit = new SqliteGroupCommit(ledger, 512);
+                groupCommit = new SqliteGroupCommit(ledger, 512, integer(context, "relay.db.checkpoint-writes"));
             }
         }
         beans.bind("ledger", ledger);

@@ -25,6 +25,7 @@ enum RelayProperty {
     DB_USER("relay.db.user", "db-user", anything()),
     DB_CONNECT_WAIT_MS("relay.db.connect-wait-ms", null, atLeast(1)),
     GROUP_COMMIT("relay.db.group-commit", null, bool()),
+    CHECKPOINT_WRITES("relay.db.checkpoint-writes", null, atLeast(1)),
     DB_POOL_SIZE("relay.db.pool-size", null, atLeast(2)),
     DB_POSTGRESQL_POOL_SIZE("relay.db.postgresql.pool-size", null, atLeast(1)),
     CORE_URL("relay.core.url", "core", httpUrl()),

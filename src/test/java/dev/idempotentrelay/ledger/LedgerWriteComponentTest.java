@@ -101,7 +101,7 @@ class LedgerWriteComponentTest {
 
     @Test
     void withGroupCommitTheWriteIsCommittedByTheWriterAndCountedInTheHeader() throws Exception {
-        SqliteGroupCommit groupCommit = new SqliteGroupCommit(pool, 512);
+        SqliteGroupCommit groupCommit = new SqliteGroupCommit(pool, 512, 1000);
         start(groupCommit);
         LedgerWriteEndpoint endpoint = camel.getEndpoint("ledger-write:classpath:sql/claim-new-guid.sql", LedgerWriteEndpoint.class);
         assertInstanceOf(ParsedNamedParameters.class, endpoint.statement().getPrepareStatementStrategy());

@@ -30,7 +30,8 @@ import org.sqlite.SQLiteDataSource;
 
 /**
  * Group commit on a real SQLite file behind a real Hikari pool, under real concurrency: each write keeps its own
- * update count and is committed when it returns; a bad write fails alone; a broken connection is replaced.
+ * update count and is committed when it returns; a bad write fails alone; a broken connection is replaced; the WAL
+ * is copied into the ledger file every so many writes.
  */
 class SqliteGroupCommitTest {
 
@@ -56,7 +57,7 @@ class SqliteGroupCommitTest {
         pool.setMaximumPoolSize(4);
         pool.setConnectionTimeout(2_000);
         LedgerSchema.apply(pool, LedgerDialect.SQLITE);
-        writer = new SqliteGroupCommit(pool, 512);
+        writer = new SqliteGroupCommit(pool, 512, 1000);
     }
 
     @AfterEach
@@ -301,6 +302,27 @@ class SqliteGroupCommitTest {
         }
         SQLException stopped = assertThrows(SQLException.class, () -> claim("LATE0000000000000000000000000000"));
         assertEquals("the ledger writer is stopped", stopped.getMessage());
+    }
+
+    @Test
+    void everyCheckpointWritesTheWalIsCopiedIntoTheLedgerFileItself() throws Exception {
+        writer.close();
+        writer = new SqliteGroupCommit(pool, 512, 10);
+        for (int g = 0; g < 25; g++) {
+            assertEquals(1, claim(String.format("C%031d", g)));
+        }
+        assertEquals(2, writer.checkpoints(), "a checkpoint after the 10th and after the 20th write");
+        // the ledger file alone, without its WAL, as a copy of it opens: the 20 checkpointed claims, not the 5 after
+        Path copy = dir.resolve("copy.db");
+        java.nio.file.Files.copy(dir.resolve("ledger.db"), copy);
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + copy);
+                ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM tx")) {
+            assertTrue(rs.next());
+            assertEquals(20, rs.getInt(1));
+        }
+        for (int g = 0; g < 25; g++) {
+            assertTrue(committed(String.format("C%031d", g)), "claim " + g + " is in the ledger");
+        }
     }
 
     /** A real SQLite data source that keeps the connections it hands out, so that a test can close one under its user. */
