@@ -28,6 +28,7 @@ import dev.idempotentrelay.telegram.TelegramReply;
 import dev.idempotentrelay.telegram.TelegramValidator;
 import dev.idempotentrelay.wire.ChannelAllowList;
 import dev.idempotentrelay.wire.ChannelOfConnection;
+import dev.idempotentrelay.wire.ChannelThreads;
 import dev.idempotentrelay.wire.ChannelTlsParameters;
 import dev.idempotentrelay.wire.ConnectionGate;
 import dev.idempotentrelay.wire.FrameDecoderFactory;
@@ -38,6 +39,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
+import org.apache.camel.component.netty.NettyComponent;
 import org.apache.camel.component.quartz.QuartzComponent;
 import org.apache.camel.model.Model;
 import org.apache.camel.processor.aggregate.GroupedBodyAggregationStrategy;
@@ -69,6 +71,11 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("idleConnectionCloser", idle);
         beans.bind("frameDecoder", new FrameDecoderFactory());
         beans.bind("frameEncoder", new FrameEncoder());
+        // its threads: a virtual thread per connection behind an event loop per core, or an OS thread per connection
+        if (channel) {
+            ChannelThreads.configure(context.getComponent("netty", NettyComponent.class),
+                    Boolean.parseBoolean(text(context, "relay.channel.virtual-threads")), integer(context, "relay.max-in-flight"));
+        }
 
         // channel security (SPEC section 8): the SSL handler's parameters (ssl, sslContextParameters and needClientAuth
         // of channel-listener), their PKCS12 files opened now with the passwords from the environment; empty, and never

@@ -5,10 +5,12 @@ import static dev.idempotentrelay.support.Requests.transfer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.idempotentrelay.core.CoreSimulator;
 import dev.idempotentrelay.support.Await;
 import dev.idempotentrelay.support.Channel;
+import dev.idempotentrelay.support.ChannelThreadsLine;
 import dev.idempotentrelay.support.CoreClient;
 import dev.idempotentrelay.support.JarProcess;
 import dev.idempotentrelay.support.LedgerFile;
@@ -26,8 +28,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The packaged relay killed with SIGKILL in the middle of load, again and again, channels resending
@@ -38,12 +41,19 @@ class CrashRecoveryIT {
     private static final int CYCLES = Integer.getInteger("crash.cycles", 5);
     private static final int CHANNELS = 16;
     private static final int ANSWERS_PER_CYCLE = 150;
+    private static final String JAVA_JAR = "java -jar";
+    private static final String LAUNCHER = "bin/idempotent-relay";
 
     @TempDir
     Path dir;
 
-    @Test
-    void killMinus9DuringLoadRepeatedlyLosesNothingAndDebitsNothingTwice() throws Exception {
+    /**
+     * Started with {@code java -jar} on the JDK running the tests (an OS thread per connection below JDK 24), and
+     * with the launcher, which picks the newest JDK it finds: there the transfers run on virtual threads.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {JAVA_JAR, LAUNCHER})
+    void killMinus9DuringLoadRepeatedlyLosesNothingAndDebitsNothingTwice(String how) throws Exception {
         Map<String, byte[]> written = new ConcurrentHashMap<>();
         Set<String> unanswered = ConcurrentHashMap.newKeySet();
         LedgerFile ledger = new LedgerFile(dir.resolve("ledger.db"));
@@ -58,8 +68,13 @@ class CrashRecoveryIT {
                 AtomicInteger answered = new AtomicInteger();
                 AtomicBoolean stop = new AtomicBoolean();
                 List<Thread> channels = new ArrayList<>();
-                try (JarProcess relay = JarProcess.start(dir, run)) {
+                try (JarProcess relay = start(how, run)) {
                     relay.awaitLine("listening on port " + port, Duration.ofSeconds(60));
+                    ChannelThreadsLine threads = ChannelThreadsLine.of(relay.output());
+                    assertEquals(threads.jdk() >= ChannelThreadsLine.FIRST_VIRTUAL_JDK, threads.virtual(), threads.line());
+                    if (how.equals(LAUNCHER)) {
+                        assumeTrue(threads.virtual(), "the launcher found no JDK with virtual threads: " + threads.line());
+                    }
                     for (int c = 0; c < CHANNELS; c++) {
                         Thread channel = new Thread(() -> load(port, resend, written, unanswered, answered, stop));
                         channel.setUncaughtExceptionHandler((t, e) -> failures.add(e));
@@ -89,7 +104,7 @@ class CrashRecoveryIT {
             assertEquals(0, ledger.queryLong("SELECT COUNT(*) FROM tx WHERE state IN ('SENT', 'UNKNOWN')"), resolve.output().toString());
 
             // the channels resend whatever never got a final answer
-            try (JarProcess relay = JarProcess.start(dir, run)) {
+            try (JarProcess relay = start(how, run)) {
                 relay.awaitLine("listening on port " + port, Duration.ofSeconds(60));
                 try (Channel channel = Channel.open(port)) {
                     for (String guid : unanswered) {
@@ -110,6 +125,10 @@ class CrashRecoveryIT {
                     CYCLES, written.size(), cutShort.size(), unanswered.size());
             assertTrue(cutShort.size() > 0, "the kills hit calls in flight");
         }
+    }
+
+    private JarProcess start(String how, String... run) throws Exception {
+        return how.equals(LAUNCHER) ? JarProcess.in(dir).withLauncher().start(run) : JarProcess.start(dir, run);
     }
 
     /** One channel: resends first, then new transfers, until the relay dies or the cycle ends. */
