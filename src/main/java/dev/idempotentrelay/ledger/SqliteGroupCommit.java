@@ -33,11 +33,13 @@ import org.slf4j.LoggerFactory;
  * roll back (closed, broken). The writer then gives that
  * connection up and takes a new one from the pool for the next group.
  * <p>
- * The writer also copies the WAL back into the ledger file (a checkpoint) itself, every {@code checkpointWrites}
- * writes, after the callers of the group that reached that count have their answers. SQLite's automatic checkpoint,
- * which runs inside the commit that fills the WAL past its limit, is off on the writer's connection: there every
- * caller of that group, and every caller queued behind it, waited for the copy and for the ledger file's fsync, which
- * was most of the relay's p99 latency under load.
+ * Checkpoints (the WAL copied back into the ledger file) stay off the commit path. SQLite's automatic one, which
+ * runs inside the commit that fills the WAL past its limit, is off on the writer's connection: there every caller of
+ * that group, and every caller queued behind it, waited for the copy and for the ledger file's fsync (some 4 ms
+ * more on the relay's p99 under load, BENCHMARKS.md), and the writer, which every write waits for, spent a fifth of its time on
+ * it. Every {@code checkpointWrites} writes a {@link BackgroundCheckpoint} copies the WAL while the writer goes on
+ * committing; once it is done, the writer copies the few frames committed meanwhile itself, after the answers of its
+ * group, so that SQLite can start the WAL over.
  * <p>
  * PostgreSQL has no use for it (it shares WAL flushes between concurrent commits itself): there the ledger writes
  * run on the plain pool.
@@ -60,6 +62,7 @@ public final class SqliteGroupCommit implements AutoCloseable {
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong checkpoints = new AtomicLong();
+    private final BackgroundCheckpoint background;
     private boolean stopped; // guarded by queue: nothing is queued after STOP
 
     // the writer thread's own
@@ -80,6 +83,7 @@ public final class SqliteGroupCommit implements AutoCloseable {
         this.pool = pool;
         this.maxGroup = maxGroup;
         this.checkpointWrites = checkpointWrites;
+        this.background = new BackgroundCheckpoint(pool);
         this.thread = new Thread(this::run, "ledger-group-commit");
         thread.setDaemon(true);
         thread.start();
@@ -120,9 +124,9 @@ public final class SqliteGroupCommit implements AutoCloseable {
         return new long[] {commits.get(), writes.get()};
     }
 
-    /** Checkpoints of the WAL into the ledger file that this writer ran. */
-    public long checkpoints() {
-        return checkpoints.get();
+    /** Checkpoints of the WAL into the ledger file: the background passes, and the writer's own of what was left. */
+    public long[] checkpoints() {
+        return new long[] {background.passes(), checkpoints.get()};
     }
 
     private void run() {
@@ -190,19 +194,20 @@ public final class SqliteGroupCommit implements AutoCloseable {
             }
         }
         writesSinceCheckpoint += group.size();
-        if (writesSinceCheckpoint >= checkpointWrites) {
+        if (background.takeFinished()) {
             checkpoint();
+        } else if (writesSinceCheckpoint >= checkpointWrites && background.start()) {
+            writesSinceCheckpoint = 0;
         }
     }
 
     /**
-     * Copies the WAL into the ledger file, as SQLite's automatic checkpoint would have inside the last commit, now
-     * that its callers have their answers. PASSIVE, as the automatic one: frames that a reader still uses are copied
-     * by a later checkpoint. The writes queued meanwhile wait for it, as they waited for a commit. A failure is only
-     * logged: nothing is lost, the WAL holds every commit until a checkpoint copies it.
+     * Copies what the WAL holds beyond the last background pass into the ledger file, on the writer's connection, now
+     * that the last group's callers have their answers. PASSIVE, as SQLite's automatic one: frames that a reader still
+     * uses are copied by a later checkpoint. The writes queued meanwhile wait for it, as for a commit. A failure is
+     * only logged: nothing is lost, the WAL holds every commit until a checkpoint copies it.
      */
     private void checkpoint() {
-        writesSinceCheckpoint = 0;
         try (Statement statement = connection.createStatement()) {
             statement.execute("PRAGMA wal_checkpoint(PASSIVE)");
             checkpoints.incrementAndGet();
@@ -215,7 +220,7 @@ public final class SqliteGroupCommit implements AutoCloseable {
         if (connection == null) {
             Connection c = pool.getConnection();
             try {
-                // no automatic checkpoint inside this connection's commits: checkpoint() runs them after the answers
+                // no automatic checkpoint inside this connection's commits: the background one and checkpoint() instead
                 try (Statement statement = c.createStatement()) {
                     statement.execute("PRAGMA wal_autocheckpoint = 0");
                 }
@@ -306,6 +311,7 @@ public final class SqliteGroupCommit implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        background.close();
         if (!thread.isAlive()) {
             closeStatements();
             if (connection != null) {
@@ -317,8 +323,9 @@ public final class SqliteGroupCommit implements AutoCloseable {
             }
         }
         if (commits.get() > 0) {
-            LOG.info("ledger writer stopped: {} writes in {} commits ({} per commit), {} checkpoints", writes.get(), commits.get(),
-                    String.format("%.1f", (double) writes.get() / commits.get()), checkpoints.get());
+            LOG.info("ledger writer stopped: {} writes in {} commits ({} per commit), {} checkpoints in the background and {} after",
+                    writes.get(), commits.get(), String.format("%.1f", (double) writes.get() / commits.get()), background.passes(),
+                    checkpoints.get());
         }
     }
 }

@@ -305,23 +305,27 @@ class SqliteGroupCommitTest {
     }
 
     @Test
-    void everyCheckpointWritesTheWalIsCopiedIntoTheLedgerFileItself() throws Exception {
+    void theWalIsCopiedIntoTheLedgerFileAsTheWritesGoOnAndStartsOverSoItStaysSmall() throws Exception {
         writer.close();
-        writer = new SqliteGroupCommit(pool, 512, 10);
-        for (int g = 0; g < 25; g++) {
+        writer = new SqliteGroupCommit(pool, 512, 50);
+        Path wal = dir.resolve("ledger.db-wal");
+        long largestWal = 0;
+        for (int g = 0; g < 3_000; g++) {
             assertEquals(1, claim(String.format("C%031d", g)));
+            largestWal = Math.max(largestWal, java.nio.file.Files.size(wal));
         }
-        assertEquals(2, writer.checkpoints(), "a checkpoint after the 10th and after the 20th write");
-        // the ledger file alone, without its WAL, as a copy of it opens: the 20 checkpointed claims, not the 5 after
+        long[] checkpoints = writer.checkpoints();
+        assertTrue(checkpoints[0] >= 10 && checkpoints[1] >= 10, "background passes and the writer's own: "
+                + checkpoints[0] + " and " + checkpoints[1]);
+        // 3,000 claims are some 4,500 pages of WAL when it never starts over; copied every 50 writes it stays far below
+        assertTrue(largestWal < 2_000 * 4_096, "the WAL grew to " + largestWal + " bytes");
+        // the ledger file alone, without its WAL, as a copy of it opens: at least all but the last 100 claims
         Path copy = dir.resolve("copy.db");
         java.nio.file.Files.copy(dir.resolve("ledger.db"), copy);
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + copy);
                 ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM tx")) {
             assertTrue(rs.next());
-            assertEquals(20, rs.getInt(1));
-        }
-        for (int g = 0; g < 25; g++) {
-            assertTrue(committed(String.format("C%031d", g)), "claim " + g + " is in the ledger");
+            assertTrue(rs.getInt(1) >= 2_900, rs.getInt(1) + " claims in the ledger file itself");
         }
     }
 
