@@ -10,6 +10,7 @@ import dev.idempotentrelay.ledger.LedgerRowView;
 import dev.idempotentrelay.ledger.LedgerSqlComponent;
 import dev.idempotentrelay.ledger.LedgerWriteComponent;
 import dev.idempotentrelay.ledger.RecentGuids;
+import dev.idempotentrelay.ledger.ReusedStatements;
 import dev.idempotentrelay.ledger.SqliteGroupCommit;
 import dev.idempotentrelay.ops.AccountMaskingFormatter;
 import dev.idempotentrelay.ops.CoreCallClock;
@@ -116,7 +117,8 @@ public class RelayBeans implements CamelConfiguration {
                 ledger.setPassword(password);
             }
         } else {
-            ledger.setJdbcUrl(text(context, "relay.db.sqlite-url"));
+            // each connection keeps the statements it prepared (sqlite-jdbc compiles the SQL at every prepare)
+            ledger.setDataSource(new ReusedStatements(text(context, "relay.db.sqlite-url")));
             // SQLite: the writes of concurrent exchanges committed together, one fsync for many (PostgreSQL does that itself)
             if (Boolean.parseBoolean(text(context, "relay.db.group-commit"))) {
                 groupCommit = new SqliteGroupCommit(ledger, 512, integer(context, "relay.db.checkpoint-writes"));
