@@ -31,6 +31,7 @@ import dev.idempotentrelay.wire.ChannelAllowList;
 import dev.idempotentrelay.wire.ChannelOfConnection;
 import dev.idempotentrelay.wire.ChannelThreads;
 import dev.idempotentrelay.wire.ChannelTlsParameters;
+import dev.idempotentrelay.wire.ChannelTransport;
 import dev.idempotentrelay.wire.ConnectionGate;
 import dev.idempotentrelay.wire.FrameDecoderFactory;
 import dev.idempotentrelay.wire.FrameEncoder;
@@ -72,10 +73,13 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("idleConnectionCloser", idle);
         beans.bind("frameDecoder", new FrameDecoderFactory());
         beans.bind("frameEncoder", new FrameEncoder());
-        // its threads: a virtual thread per connection behind an event loop per core, or an OS thread per connection
+        // its threads: a virtual thread per connection behind an event loop per core, or an OS thread per connection;
+        // its sockets on netty's epoll transport where the machine has it
         if (channel) {
             ChannelThreads.configure(context.getComponent("netty", NettyComponent.class),
                     Boolean.parseBoolean(text(context, "relay.channel.virtual-threads")), integer(context, "relay.max-in-flight"));
+            ChannelTransport.configure(context.getComponent("netty", NettyComponent.class),
+                    Boolean.parseBoolean(text(context, "relay.channel.epoll")));
         }
 
         // channel security (SPEC section 8): the SSL handler's parameters (ssl, sslContextParameters and needClientAuth

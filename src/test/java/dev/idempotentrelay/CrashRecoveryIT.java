@@ -11,6 +11,7 @@ import dev.idempotentrelay.core.CoreSimulator;
 import dev.idempotentrelay.support.Await;
 import dev.idempotentrelay.support.Channel;
 import dev.idempotentrelay.support.ChannelThreadsLine;
+import dev.idempotentrelay.wire.ChannelTransport;
 import dev.idempotentrelay.support.CoreClient;
 import dev.idempotentrelay.support.JarProcess;
 import dev.idempotentrelay.support.LedgerFile;
@@ -72,6 +73,10 @@ class CrashRecoveryIT {
                     relay.awaitLine("listening on port " + port, Duration.ofSeconds(60));
                     ChannelThreadsLine threads = ChannelThreadsLine.of(relay.output());
                     assertEquals(threads.jdk() >= ChannelThreadsLine.FIRST_VIRTUAL_JDK, threads.virtual(), threads.line());
+                    if (ChannelTransport.epollMachine()) {
+                        assertTrue(relay.output().stream().anyMatch(l -> l.contains("channel transport: epoll")),
+                                "the jar's epoll library did not load: " + relay.output());
+                    }
                     if (how.equals(LAUNCHER)) {
                         assumeTrue(threads.virtual(), "the launcher found no JDK with virtual threads: " + threads.line());
                     }

@@ -37,6 +37,7 @@ enum RelayProperty {
     MAX_CONNECTIONS("relay.channel.max-connections", null, atLeast(1)),
     MAX_IN_FLIGHT("relay.max-in-flight", null, atLeast(1)),
     VIRTUAL_THREADS("relay.channel.virtual-threads", null, bool()),
+    EPOLL("relay.channel.epoll", null, bool()),
     JOBS_ENABLED("relay.jobs.enabled", null, bool()),
     JOBS_CLUSTERED("relay.jobs.clustered", null, bool()),
     JOBS_CLUSTER_CHECKIN_MS("relay.jobs.cluster-checkin-ms", null, atLeast(1)),
