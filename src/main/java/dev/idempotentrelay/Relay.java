@@ -5,6 +5,7 @@ import dev.idempotentrelay.ledger.LedgerDialect;
 import dev.idempotentrelay.ledger.LedgerSchema;
 import dev.idempotentrelay.ops.AdminHttpServer;
 import dev.idempotentrelay.wire.ConnectionGate;
+import io.netty.channel.unix.Errors;
 import java.net.URI;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +24,9 @@ import org.apache.camel.main.MainListenerSupport;
  * when asked, the core simulator starts and the admin endpoint's HTTP server is added (relay.admin.enabled).
  */
 public final class Relay implements AutoCloseable {
+
+    /** What ends the prefix netty's epoll transport puts before the system's words: "bind(..) failed with error(-98): ". */
+    private static final String NATIVE_ERROR = "): ";
 
     private final Main main = new Main();
     private final RelaySecrets secrets;
@@ -160,6 +164,12 @@ public final class Relay implements AutoCloseable {
         while (root.getCause() != null) {
             root = root.getCause();
         }
-        return root.getMessage() == null ? root.toString() : root.getMessage();
+        String message = root.getMessage() == null ? root.toString() : root.getMessage();
+        // netty's epoll transport words a failed system call "bind(..) failed with error(-98): Address already in
+        // use"; the JDK, and this line, only "Address already in use"
+        if (root instanceof Errors.NativeIoException && message.contains(NATIVE_ERROR)) {
+            return message.substring(message.indexOf(NATIVE_ERROR) + NATIVE_ERROR.length());
+        }
+        return message;
     }
 }

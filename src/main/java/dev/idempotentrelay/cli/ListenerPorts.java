@@ -9,6 +9,7 @@ import static dev.idempotentrelay.cli.RelayProperty.CORE_URL;
 import static dev.idempotentrelay.cli.RelayProperty.HOST;
 import static dev.idempotentrelay.cli.RelayProperty.PORT;
 
+import io.netty.channel.unix.Errors;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -71,7 +72,10 @@ final class ListenerPorts {
      * check and the start), in one line; null when the failure was not a bind or no port is taken.
      */
     static String takenAfter(Throwable failure, List<Listener> listeners) {
-        if (ObjectHelper.getException(BindException.class, failure) == null) {
+        // the JDK's BindException, or the same errno from netty's epoll transport: "bind(..) failed with error(-98): ..."
+        Errors.NativeIoException epoll = ObjectHelper.getException(Errors.NativeIoException.class, failure);
+        if (ObjectHelper.getException(BindException.class, failure) == null
+                && (epoll == null || !String.valueOf(epoll.getMessage()).startsWith("bind("))) {
             return null;
         }
         for (Listener listener : listeners) {
