@@ -1,6 +1,7 @@
 package dev.idempotentrelay.cli;
 
 import dev.idempotentrelay.core.CoreSimulator;
+import dev.idempotentrelay.ops.BatchedConsoleAppender;
 import java.io.IOException;
 import java.net.BindException;
 import java.util.Set;
@@ -26,6 +27,8 @@ final class CoreSimCommand {
         } catch (IOException e) {
             throw new UsageException("core-sim: cannot listen on port " + port + ": " + e.getMessage());
         }
+        // after the log lines of the start, which wait in the log's buffer
+        BatchedConsoleAppender.flushAll();
         System.out.println("core-sim: listening on " + simulator.url() + " (SLOW memos wait " + slowMs + " ms)");
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -2,6 +2,7 @@ package dev.idempotentrelay.cli;
 
 import dev.idempotentrelay.Relay;
 import dev.idempotentrelay.ledger.LedgerDialect;
+import dev.idempotentrelay.ops.BatchedConsoleAppender;
 import dev.idempotentrelay.wire.ChannelAllowList;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,6 +44,8 @@ final class RunCommand {
             relay.close();
             stopped.countDown();
         }, "relay-shutdown"));
+        // after the log lines of the start, which wait in the log's buffer
+        BatchedConsoleAppender.flushAll();
         System.out.println("idempotent-relay: listening on port " + relay.context().resolvePropertyPlaceholders("{{relay.port}}")
                 + ", ledger " + LedgerDialect.describe(relay.context().resolvePropertyPlaceholders("{{relay.db}}"))
                 + ", core " + relay.context().resolvePropertyPlaceholders("{{relay.core.url}}")

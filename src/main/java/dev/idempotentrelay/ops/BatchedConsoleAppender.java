@@ -6,6 +6,8 @@ import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.joran.spi.ConsoleTarget;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -14,11 +16,13 @@ import java.util.concurrent.locks.LockSupport;
  * every {@code flushMs} milliseconds (20) in one write, instead of a write of its own for each line, one per
  * transfer (under load the largest system call the relay made after its sockets'). A WARN or ERROR line goes out
  * at once, with whatever is before it. When the JVM shuts down, what is buffered goes out and every line after that
- * at once; {@link #stop()} writes out what is left.
+ * at once; {@link #stop()} writes out what is left. A command's own line on stdout comes after the log lines before it
+ * ({@link #flushAll()}).
  */
 public final class BatchedConsoleAppender extends OutputStreamAppender<ILoggingEvent> {
 
     private static final int BUFFER_BYTES = 64 * 1024;
+    private static final Set<BatchedConsoleAppender> STARTED = ConcurrentHashMap.newKeySet();
 
     private long flushMs = 20;
     private volatile boolean pending;
@@ -42,6 +46,17 @@ public final class BatchedConsoleAppender extends OutputStreamAppender<ILoggingE
         flusher.start();
         atExit = new Thread(this::flushAndGoImmediate, "log-flush-at-exit");
         Runtime.getRuntime().addShutdownHook(atExit);
+        STARTED.add(this);
+    }
+
+    /**
+     * Writes out the lines every started log of this kind holds. A command calls it before it prints a line of its own
+     * to stdout ({@code listening on port ...}), so that the log lines before that line come before it.
+     */
+    public static void flushAll() {
+        for (BatchedConsoleAppender appender : STARTED) {
+            appender.flush();
+        }
     }
 
     @Override
@@ -85,6 +100,7 @@ public final class BatchedConsoleAppender extends OutputStreamAppender<ILoggingE
 
     @Override
     public void stop() {
+        STARTED.remove(this);
         running = false;
         if (flusher != null) {
             LockSupport.unpark(flusher);

@@ -97,6 +97,14 @@ class BatchedConsoleAppenderTest {
     }
 
     @Test
+    void aCommandsOwnLineAfterFlushAllComesAfterTheLogLinesBeforeIt() {
+        log.info("Started receive-telegram");
+        BatchedConsoleAppender.flushAll();
+        System.out.println("idempotent-relay: listening on port 7000");
+        assertEquals("INFO Started receive-telegram\nidempotent-relay: listening on port 7000\n", out());
+    }
+
+    @Test
     void stoppingTheLogWritesOutWhatWasLeft() {
         log.info("guid 1: DONE");
         appender.stop();
