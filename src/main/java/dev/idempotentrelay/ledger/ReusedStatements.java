@@ -112,11 +112,15 @@ public final class ReusedStatements implements DataSource {
             if (name.equals("isClosed")) {
                 return closed;
             }
+            // each use is a statement of its own to its user: this use's identity, not the kept statement's
+            if (name.equals("equals")) {
+                return proxy == args[0];
+            }
+            if (name.equals("hashCode")) {
+                return System.identityHashCode(proxy);
+            }
             if (closed) {
                 throw new SQLException("statement closed");
-            }
-            if (name.equals("getConnection") || name.equals("equals") || name.equals("hashCode")) {
-                return name.equals("equals") ? proxy == args[0] : name.equals("hashCode") ? System.identityHashCode(proxy) : call(statement, method, args);
             }
             try {
                 Object result = call(statement, method, args);
