@@ -76,10 +76,10 @@ public class RelayBeans implements CamelConfiguration {
         // its threads: a virtual thread per connection behind an event loop per core, or an OS thread per connection;
         // its sockets on netty's epoll transport where the machine has it
         if (channel) {
-            ChannelThreads.configure(context.getComponent("netty", NettyComponent.class),
-                    Boolean.parseBoolean(text(context, "relay.channel.virtual-threads")), integer(context, "relay.max-in-flight"));
-            ChannelTransport.configure(context.getComponent("netty", NettyComponent.class),
-                    Boolean.parseBoolean(text(context, "relay.channel.epoll")));
+            NettyComponent netty = context.getComponent("netty", NettyComponent.class);
+            ChannelThreads.configure(netty, Boolean.parseBoolean(text(context, "relay.channel.virtual-threads")),
+                    integer(context, "relay.max-in-flight"));
+            ChannelTransport.configure(netty, Boolean.parseBoolean(text(context, "relay.channel.epoll")));
         }
 
         // channel security (SPEC section 8): the SSL handler's parameters (ssl, sslContextParameters and needClientAuth

@@ -69,16 +69,20 @@ final class CoreConnection extends DefaultManagedHttpClientConnection {
 
     @Override
     public void close(CloseMode closeMode) {
-        answerDue = NOTHING_DUE;
-        lateAnswers.forget(this);
+        unwatch();
         super.close(closeMode);
     }
 
     @Override
     public void close() throws IOException {
+        unwatch();
+        super.close();
+    }
+
+    /** Closed, by either of HttpClient's two ways: nothing is due, and the closer no longer looks at it. */
+    private void unwatch() {
         answerDue = NOTHING_DUE;
         lateAnswers.forget(this);
-        super.close();
     }
 
     /** Closes this connection if its answer was due before {@code now} (System.nanoTime()). */

@@ -21,6 +21,9 @@ final class BackgroundCheckpoint implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(BackgroundCheckpoint.class);
 
+    /** The checkpoint both run, as SQLite's automatic one does: frames a reader still uses wait for a later one. */
+    static final String PASSIVE = "PRAGMA wal_checkpoint(PASSIVE)";
+
     private final DataSource pool;
     private final Semaphore asked = new Semaphore(0);
     private final AtomicBoolean running = new AtomicBoolean();
@@ -71,7 +74,7 @@ final class BackgroundCheckpoint implements AutoCloseable {
                     connection = pool.getConnection();
                 }
                 try (Statement statement = connection.createStatement()) {
-                    statement.execute("PRAGMA wal_checkpoint(PASSIVE)");
+                    statement.execute(PASSIVE);
                 }
                 passes.incrementAndGet();
             } catch (SQLException e) {

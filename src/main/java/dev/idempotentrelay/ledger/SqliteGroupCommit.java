@@ -209,7 +209,7 @@ public final class SqliteGroupCommit implements AutoCloseable {
      */
     private void checkpoint() {
         try (Statement statement = connection.createStatement()) {
-            statement.execute("PRAGMA wal_checkpoint(PASSIVE)");
+            statement.execute(BackgroundCheckpoint.PASSIVE);
             checkpoints.incrementAndGet();
         } catch (SQLException e) {
             LOG.warn("checkpoint of the ledger's WAL failed (a later one copies it): {}", e.getMessage());
