@@ -49,12 +49,12 @@ class CoreConnectionManagerTest {
         try (KeepAliveServer core = new KeepAliveServer();
                 CloseableHttpClient client = HttpClients.custom().setConnectionManager(pool).disableAutomaticRetries().build()) {
             String url = "http://127.0.0.1:" + core.server.getLocalPort() + "/v1/transfers";
-            assertEquals(200, (int) client.execute(new HttpPost(url), response -> response.getCode()));
-            assertEquals(200, (int) client.execute(new HttpPost(url), response -> response.getCode()));
+            assertEquals(200, status(client, url));
+            assertEquals(200, status(client, url));
             assertEquals(1, core.accepted.size(), "the second call reused the first call's connection");
 
             core.closeConnections();
-            assertEquals(200, (int) client.execute(new HttpPost(url), response -> response.getCode()));
+            assertEquals(200, status(client, url));
             assertEquals(2, core.accepted.size(), "the connection the core closed was not reused");
         }
     }
@@ -67,24 +67,29 @@ class CoreConnectionManagerTest {
                 CloseableHttpClient client = HttpClients.custom().setConnectionManager(pool).disableAutomaticRetries().build()) {
             String url = "http://127.0.0.1:" + core.server.getLocalPort() + "/v1/transfers";
             core.delayMs = 100;
-            assertEquals(200, (int) client.execute(new HttpPost(url), response -> response.getCode()));
+            assertEquals(200, status(client, url));
 
             core.delayMs = 3_000;
             long start = System.nanoTime();
             SocketTimeoutException late = assertThrows(SocketTimeoutException.class,
-                    () -> client.execute(new HttpPost(url), response -> response.getCode()));
+                    () -> status(client, url));
             long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertEquals("no answer from the core within 400 ms (read timeout)", late.getMessage());
             assertTrue(tookMs >= 400 && tookMs < 2_000, "the late answer was cut off after " + tookMs + " ms");
 
             // a connection idle in the pool for longer than the read timeout is not cut off: the next call reuses it
             core.delayMs = 0;
-            assertEquals(200, (int) client.execute(new HttpPost(url), response -> response.getCode()));
+            assertEquals(200, status(client, url));
             int accepted = core.accepted.size();
             Thread.sleep(1_000); // idle for 2.5 read timeouts: the closer looked at it 50 times meanwhile
-            assertEquals(200, (int) client.execute(new HttpPost(url), response -> response.getCode()));
+            assertEquals(200, status(client, url));
             assertEquals(accepted, core.accepted.size(), "the idle connection was reused, not closed as late");
         }
+    }
+
+    /** The status code of a POST to the core. */
+    private static int status(CloseableHttpClient client, String url) throws IOException {
+        return client.execute(new HttpPost(url), response -> response.getCode());
     }
 
     /** An HTTP/1.1 server that answers every request 200 on a kept-alive connection, and closes them when told. */
