@@ -4,6 +4,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotentrelay.core.CoreConnectionManager;
 import dev.idempotentrelay.jobs.ClusteredJobStore;
 import dev.idempotentrelay.jobs.JobRunSummary;
+import dev.idempotentrelay.jobs.PurgeRun;
+import dev.idempotentrelay.jobs.RowBatch;
 import dev.idempotentrelay.ledger.LedgerDialect;
 import dev.idempotentrelay.ledger.LedgerRowColumns;
 import dev.idempotentrelay.ledger.LedgerRowView;
@@ -99,9 +101,9 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("ledgerRowColumns", new LedgerRowColumns());
 
         // the ledger: a HikariCP pool on SQLite or PostgreSQL (shared by any number of relays), behind the relay's sql:
-        // component (reads) and ledger-write: component (writes); the database's own clock for the SQL files
+        // component (reads) and ledger-write: component (writes); the database's own clock and SQL for the SQL files
         LedgerDialect dialect = LedgerDialect.of(text(context, "relay.db"));
-        dialect.clock().forEach(context.getPropertiesComponent()::addInitialProperty);
+        dialect.sql().forEach(context.getPropertiesComponent()::addInitialProperty);
         HikariDataSource ledger = new HikariDataSource();
         ledger.setPoolName("ledger");
         ledger.setMaximumPoolSize(integer(context, dialect == LedgerDialect.POSTGRESQL ? "relay.db.postgresql.pool-size" : "relay.db.pool-size"));
@@ -166,7 +168,6 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("sentToFailed", new LedgerTransition(metrics, "SENT", "FAILED"));
         beans.bind("unknownToDone", new LedgerTransition(metrics, "UNKNOWN", "DONE"));
         beans.bind("unknownToFailed", new LedgerTransition(metrics, "UNKNOWN", "FAILED"));
-        beans.bind("donePurged", new LedgerTransition(metrics, "DONE", "purged"));
         beans.bind("transferAnswered", new CoreCallOutcome(metrics, coreCalls, "transfer", "answered"));
         beans.bind("transferNotReached", new CoreCallOutcome(metrics, coreCalls, "transfer", "not-reached"));
         beans.bind("transferNoAnswer", new CoreCallOutcome(metrics, coreCalls, "transfer", "no-answer"));
@@ -179,7 +180,17 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("outcomes", new GroupedBodyAggregationStrategy());
         beans.bind("resolveSummary", new JobRunSummary(metrics, "resolve"));
         beans.bind("reprocessSummary", new JobRunSummary(metrics, "reprocess"));
-        beans.bind("purgeSummary", new JobRunSummary(metrics, "purge"));
+        // the timed work's batches: a purge run's progress, stale SENT rows made UNKNOWN batch after batch
+        beans.bind("purgeRun", new PurgeRun(metrics));
+        beans.bind("staleSentBatch", new RowBatch(metrics, "SENT", "UNKNOWN", "staleCount"));
+        // the timing settings, for alert rules that compare ages with them
+        metrics.setting("min-age", number(context, "relay.resolve.min-age"));
+        metrics.setting("sent-stale-after", number(context, "relay.resolve.sent-stale-after"));
+        metrics.setting("every", number(context, "relay.jobs.every"));
+        metrics.setting("purge-every", number(context, "relay.jobs.purge-every"));
+        metrics.setting("days", number(context, "relay.purge.days"));
+        metrics.setting("max-attempts", number(context, "relay.reprocess.max-attempts"));
+        metrics.setting("read-timeout", number(context, "relay.core.read-timeout-ms") / 1000.0);
 
         // operations: GET /health, GET /routes, the GUID in every log line's MDC, account numbers masked in logs
         LedgerWritableHealthCheck ledgerWritable = new LedgerWritableHealthCheck();

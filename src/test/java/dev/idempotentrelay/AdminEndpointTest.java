@@ -82,8 +82,14 @@ class AdminEndpointTest extends CoreAndRelayTest {
         assertEquals(1, m.get("relay_replies_total{code=\"E500\"}"));
         assertEquals(1, m.get("relay_replies_total{code=\"E904\"}"));
         assertEquals(1, m.get("relay_replies_total{code=\"E400\"}"));
-        assertEquals(5, m.get("relay_ledger_rows{state=\"DONE\"}"));
+        // the undecided states are counted at a scrape, DONE (millions of rows in a bank's ledger) is not
+        assertEquals(null, m.get("relay_ledger_rows{state=\"DONE\"}"));
         assertEquals(0, m.get("relay_ledger_rows{state=\"UNKNOWN\"}"));
+        assertEquals(0, m.get("relay_ledger_oldest_age_seconds{state=\"UNKNOWN\"}"));
+        assertEquals(0, m.get("relay_ledger_failed_at_cap_rows"));
+        assertTrue(m.get("relay_ledger_bytes") > 0, "the ledger's size: " + m.get("relay_ledger_bytes"));
+        assertEquals(60, m.get("relay_setting{name=\"min-age\"}"));
+        assertEquals(5, m.get("relay_setting{name=\"max-attempts\"}"));
         assertEquals(5, m.get("relay_state_transitions_total{from=\"none\",to=\"SENT\"}"));
         assertEquals(5, m.get("relay_state_transitions_total{from=\"SENT\",to=\"DONE\"}"));
         // the latency histogram counted exactly the POSTs the core received
@@ -97,12 +103,21 @@ class AdminEndpointTest extends CoreAndRelayTest {
         relay.ledger.insert(neverArrived, "UNKNOWN", "E901", transfer(neverArrived), null, 1, 3_600);
         String oldDone = newGuid();
         relay.ledger.insert(oldDone, "DONE", "0000", transfer(oldDone), new byte[] {'x'}, 1, 8 * 24 * 3_600);
+        String atCap = newGuid();
+        relay.ledger.insert(atCap, "FAILED", "E902", transfer(atCap), null, 5, 600);
+        m = admin.metrics();
+        assertEquals(1, m.get("relay_ledger_rows{state=\"UNKNOWN\"}"));
+        double unknownAge = m.get("relay_ledger_oldest_age_seconds{state=\"UNKNOWN\"}");
+        assertTrue(unknownAge >= 3_600 && unknownAge < 3_660, "the UNKNOWN row is an hour old: " + unknownAge);
+        assertEquals(1, m.get("relay_ledger_rows{state=\"FAILED\"}"));
+        assertEquals(1, m.get("relay_ledger_failed_at_cap_rows"));
         ProducerTemplate template = relay.relay().context().createProducerTemplate();
         try {
             assertEquals("resolve: 0 done, 1 failed, 0 kept", template.requestBody("direct:run-resolve", null, String.class));
             assertEquals("reprocess: 1 done, 0 failed, 0 unknown, 0 skipped",
                     template.requestBody("direct:run-reprocess", null, String.class));
-            assertEquals("purge: 1 deleted", template.requestBody("direct:run-purge", null, String.class));
+            String purged = template.requestBody("direct:run-purge", null, String.class);
+            assertTrue(purged.matches("purge: 1 deleted in 1 batch, \\d+\\.\\d s"), purged);
         } finally {
             template.stop();
         }
@@ -119,7 +134,11 @@ class AdminEndpointTest extends CoreAndRelayTest {
         assertEquals(1, m.get("relay_state_transitions_total{from=\"DONE\",to=\"purged\"}"));
         assertEquals(1, m.get("relay_core_call_seconds_count{call=\"inquiry\",outcome=\"answered\"}"));
         assertEquals(6, m.get("relay_core_call_seconds_count{call=\"transfer\",outcome=\"answered\"}"));
-        assertEquals(6, m.get("relay_ledger_rows{state=\"DONE\"}"));
+        assertEquals(1, m.get("relay_purge_run_rows"));
+        assertEquals(0, m.get("relay_purge_running"));
+        assertEquals(0, m.get("relay_ledger_rows{state=\"UNKNOWN\"}"));
+        assertEquals(1, m.get("relay_ledger_rows{state=\"FAILED\"}"));
+        assertEquals(1, m.get("relay_ledger_failed_at_cap_rows"));
         assertEquals(6, coreView.calls());
     }
 

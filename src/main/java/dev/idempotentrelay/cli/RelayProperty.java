@@ -43,6 +43,7 @@ enum RelayProperty {
     JOBS_CLUSTER_CHECKIN_MS("relay.jobs.cluster-checkin-ms", null, atLeast(1)),
     EVERY("relay.jobs.every", "every", atLeast(1)),
     PURGE_EVERY("relay.jobs.purge-every", "purge-every", atLeast(1)),
+    JOBS_BATCH_SIZE("relay.jobs.batch-size", null, atLeast(1)),
     MIN_AGE("relay.resolve.min-age", "min-age", atLeast(1),
             "a transfer that the core is still applying would be asked about, found missing, and sent again"),
     SENT_STALE_AFTER("relay.resolve.sent-stale-after", "sent-stale-after", atLeast(1),

@@ -8,19 +8,18 @@ import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 
 /**
- * The end of one resolve, reprocess or purge run: its one-line summary becomes the body (what the one-shot
+ * The end of one resolve or reprocess run: its one-line summary becomes the body (what the one-shot
  * command prints and the timed route logs), variable {@code rowsHandled} says how many rows it handled (the
  * timed routes log only a run that handled one), and the run and its rows are counted in
- * {@code relay_job_runs_total{job}} and {@code relay_job_rows_total{job,outcome}}. The outcomes of a resolve or
- * reprocess run are the bodies its split collected (done, failed, kept, ...); a purge run's is the DELETE's
- * update count. Bound once per job: {@code resolveSummary}, {@code reprocessSummary}, {@code purgeSummary}.
+ * {@code relay_job_runs_total{job}} and {@code relay_job_rows_total{job,outcome}}. The outcomes of a run are the
+ * bodies its split collected (done, failed, kept, ...). Bound once per job: {@code resolveSummary},
+ * {@code reprocessSummary}; a purge run ends in {@link PurgeRun}.
  */
 public class JobRunSummary implements Processor {
 
     private static final Map<String, List<String>> OUTCOMES = Map.of(
             "resolve", List.of("done", "failed", "kept"),
-            "reprocess", List.of("done", "failed", "unknown", "skipped"),
-            "purge", List.of("deleted"));
+            "reprocess", List.of("done", "failed", "unknown", "skipped"));
 
     private final RelayMetrics metrics;
     private final String job;
@@ -36,11 +35,7 @@ public class JobRunSummary implements Processor {
     @Override
     public void process(Exchange exchange) {
         Map<String, Integer> n = new TreeMap<>();
-        if (job.equals("purge")) {
-            n.put("deleted", exchange.getMessage().getHeader("CamelSqlUpdateCount", 0, Integer.class));
-        } else {
-            count(exchange.getMessage().getBody(List.class), n);
-        }
+        count(exchange.getMessage().getBody(List.class), n);
         StringBuilder line = new StringBuilder(job).append(':');
         String separator = " ";
         for (String outcome : OUTCOMES.get(job)) {

@@ -3,35 +3,45 @@ package dev.idempotentrelay.ledger;
 import java.util.Map;
 
 /**
- * The two databases a ledger can live in, and all that differs between them: the schema file, and the SQL for the
- * database's own clock that the named SQL files use as property placeholders ({@code {{relay.ledger.now}}},
- * {@code {{relay.ledger.seconds-ago}}} with parameter {@code :#ageSeconds}, {@code {{relay.ledger.days-ago}}} with
- * {@code :#ageDays}), always UTC text in SQLite's {@code datetime('now')} format. Every timestamp is written and
- * every age measured on the database's clock, so that relays with skewed clocks sharing one ledger cannot resend
- * or purge early (SPEC section 6). {@code relay.db} picks the dialect: a {@code jdbc:postgresql:} URL or a SQLite file.
+ * The two databases a ledger can live in, and all that differs between them: the schema file, and the pieces of SQL
+ * that the named SQL files use as property placeholders:
+ * <ul>
+ * <li>the database's own clock ({@code {{relay.ledger.now}}}, {@code {{relay.ledger.seconds-ago}}} with parameter
+ * {@code :#ageSeconds}, {@code {{relay.ledger.days-ago}}} with {@code :#ageDays}), always UTC text in SQLite's
+ * {@code datetime('now')} format. Every timestamp is written and every age measured on the database's clock, so that
+ * relays with skewed clocks sharing one ledger cannot resend or purge early (SPEC section 6);</li>
+ * <li>{@code {{relay.ledger.skip-locked}}}, which ends the choice of a batch of the timed work: on PostgreSQL rows
+ * that another relay's batch holds are skipped, not waited for; SQLite has one writer at a time and no such clause;</li>
+ * <li>{@code {{relay.ledger.bytes}}}, the ledger's size on disk as the database reports it without a scan.</li>
+ * </ul>
+ * {@code relay.db} picks the dialect: a {@code jdbc:postgresql:} URL or a SQLite file.
  */
 public enum LedgerDialect {
 
     SQLITE("schema.sql", null, Map.of(
             "relay.ledger.now", "strftime('%Y-%m-%d %H:%M:%S', 'now')",
             "relay.ledger.seconds-ago", "strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || :#ageSeconds || ' seconds')",
-            "relay.ledger.days-ago", "strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || :#ageDays || ' days')")),
+            "relay.ledger.days-ago", "strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || :#ageDays || ' days')",
+            "relay.ledger.skip-locked", "",
+            "relay.ledger.bytes", "(SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size())")),
 
     POSTGRESQL("schema-postgresql.sql", "schema-quartz-postgresql.sql", Map.of(
             "relay.ledger.now", "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')",
             "relay.ledger.seconds-ago", "to_char(now() AT TIME ZONE 'UTC' - make_interval(secs => :#ageSeconds), 'YYYY-MM-DD HH24:MI:SS')",
-            "relay.ledger.days-ago", "to_char(now() AT TIME ZONE 'UTC' - make_interval(days => :#ageDays), 'YYYY-MM-DD HH24:MI:SS')"));
+            "relay.ledger.days-ago", "to_char(now() AT TIME ZONE 'UTC' - make_interval(days => :#ageDays), 'YYYY-MM-DD HH24:MI:SS')",
+            "relay.ledger.skip-locked", "FOR UPDATE SKIP LOCKED",
+            "relay.ledger.bytes", "pg_database_size(current_database())"));
 
     public static final String POSTGRESQL_PREFIX = "jdbc:postgresql:";
 
     private final String schema;
     private final String jobStoreSchema;
-    private final Map<String, String> clock;
+    private final Map<String, String> sql;
 
-    LedgerDialect(String schema, String jobStoreSchema, Map<String, String> clock) {
+    LedgerDialect(String schema, String jobStoreSchema, Map<String, String> sql) {
         this.schema = schema;
         this.jobStoreSchema = jobStoreSchema;
-        this.clock = clock;
+        this.sql = sql;
     }
 
     public static LedgerDialect of(String db) {
@@ -56,8 +66,8 @@ public enum LedgerDialect {
         return jobStoreSchema;
     }
 
-    /** The SQL of the database's clock, by the property placeholder the SQL files use. */
-    public Map<String, String> clock() {
-        return clock;
+    /** The pieces of SQL of this database, by the property placeholder the SQL files use. */
+    public Map<String, String> sql() {
+        return sql;
     }
 }

@@ -11,6 +11,8 @@ public final class LedgerStates {
 
     /** Every state, in the order of a row's life. */
     public static final List<String> ALL = List.of("RECEIVED", "SENT", "DONE", "UNKNOWN", "FAILED");
+    /** The states a row waits in for the relay, the core or a person: all but DONE (GET /metrics counts these). */
+    public static final List<String> UNDECIDED = List.of("RECEIVED", "SENT", "UNKNOWN", "FAILED");
     /** The states as one comma-separated list, for Simple's {@code in} operator. */
     public static final String NAMES = String.join(",", ALL);
     /** The most rows one listing (GET /ledger, ledger list) returns. */

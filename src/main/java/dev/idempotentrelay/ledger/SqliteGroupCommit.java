@@ -16,6 +16,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.apache.camel.component.sql.SqlPrepareStatementStrategy;
+import org.sqlite.SQLiteException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,9 +30,14 @@ import org.slf4j.LoggerFactory;
  * A caller gets its update count only once the transaction holding its write is
  * committed: a claim is on disk before the core is called, exactly as with one commit per statement.
  * <p>
- * What fails the whole group is what leaves none of it on disk: the commit itself, or a connection that cannot
- * roll back (closed, broken). The writer then gives that
- * connection up and takes a new one from the pool for the next group.
+ * What fails the whole group is what leaves none of it on disk: the commit itself, an error of the database rather than
+ * of one statement (a full disk, an I/O error, a lock held past the busy timeout: SQLite may roll the whole transaction
+ * back by itself then), or a connection that cannot roll back (closed, broken). Every caller of the group is then told
+ * its write failed, and none of those writes runs again: run again after SQLite had ended the transaction, each would
+ * have been committed on its own, durable while its caller was told it failed. The transactions are begun and ended by
+ * statements of the writer's own ({@code BEGIN IMMEDIATE}, {@code COMMIT}, {@code ROLLBACK}), so no driver state can
+ * disagree with SQLite's. The writer then gives that connection up and takes a new one from the pool for the next
+ * group; {@link #failure()} names the error until a group commits again (GET /health).
  * <p>
  * Checkpoints (the WAL copied back into the ledger file) stay off the commit path. SQLite's automatic one, which
  * runs inside the commit that fills the WAL past its limit, is off on the writer's connection: there every caller of
@@ -54,6 +60,13 @@ public final class SqliteGroupCommit implements AutoCloseable {
 
     private static final Write STOP = new Write(null, null, null, null);
 
+    /** The writer's transactions, begun and ended by these statements on a connection in auto-commit mode: the driver
+     * then keeps no transaction state of its own that could differ from SQLite's after an error. IMMEDIATE takes the
+     * write lock at once (waiting out another process's write up to the busy timeout). */
+    private static final String BEGIN = "BEGIN IMMEDIATE";
+    private static final String COMMIT = "COMMIT";
+    private static final String ROLLBACK = "ROLLBACK";
+
     private final DataSource pool;
     private final int maxGroup;
     private final int checkpointWrites;
@@ -62,6 +75,7 @@ public final class SqliteGroupCommit implements AutoCloseable {
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong checkpoints = new AtomicLong();
+    private volatile String failure;
     private final BackgroundCheckpoint background;
     private boolean stopped; // guarded by queue: nothing is queued after STOP
 
@@ -154,36 +168,48 @@ public final class SqliteGroupCommit implements AutoCloseable {
         }
     }
 
-    /** One transaction for the group; after a failed write, a new one for the writes that did not fail. */
+    /**
+     * One transaction for the group; after a write that failed alone, a new one for the writes that did not fail. After
+     * a failure of the database itself (a full disk, an I/O error: SQLite may have ended the transaction by then), the
+     * whole group fails: none of it is on disk, and no write of it runs again outside a transaction.
+     */
     private void commit(List<Write> group) {
         int[] counts = new int[group.size()];
         Exception[] failures = new Exception[group.size()];
         try {
             Connection c = connection();
+            execute(c, BEGIN);
             int i = 0;
             while (i < group.size()) {
                 if (failures[i] == null) {
                     try {
                         counts[i] = bound(c, group.get(i)).executeUpdate();
                     } catch (SQLException | RuntimeException e) {
-                        failures[i] = e;
                         forget(group.get(i).sql());
-                        c.rollback(); // the writes before this one as well: they run again from the first
+                        if (e instanceof SQLException failure && endsTransaction(failure)) {
+                            throw failure;
+                        }
+                        failures[i] = e;
+                        // the writes before this one as well: they run again from the first, in a new transaction
+                        execute(c, ROLLBACK);
+                        execute(c, BEGIN);
                         i = 0;
                         continue;
                     }
                 }
                 i++;
             }
-            c.commit();
+            execute(c, COMMIT);
         } catch (SQLException | RuntimeException e) {
-            LOG.error("ledger commit of {} writes failed: {}", group.size(), e.getMessage());
+            LOG.error("ledger commit of {} writes failed, none of them is on disk: {}", group.size(), e.getMessage());
+            failure = e.getMessage() == null ? e.toString() : e.getMessage();
             giveUpConnection();
             for (Write write : group) {
                 write.result().completeExceptionally(e);
             }
             return;
         }
+        failure = null;
         commits.incrementAndGet();
         writes.addAndGet(group.size());
         for (int i = 0; i < group.size(); i++) {
@@ -198,6 +224,34 @@ public final class SqliteGroupCommit implements AutoCloseable {
             checkpoint();
         } else if (writesSinceCheckpoint >= checkpointWrites && background.start()) {
             writesSinceCheckpoint = 0;
+        }
+    }
+
+    /**
+     * Whether SQLite may have rolled the whole transaction back itself on this error (its documentation names
+     * SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM, SQLITE_BUSY and SQLITE_INTERRUPT), or the database cannot be written at
+     * all (read-only, corrupt, not a database, gone): no write of the group can be kept, and none may run again
+     * outside a transaction. An error that is not SQLite's (camel-sql's binding of the values) came before SQLite saw
+     * the statement; a connection that is broken fails the ROLLBACK that follows, and with it the group.
+     */
+    static boolean endsTransaction(SQLException e) {
+        if (!(e instanceof SQLiteException sqlite)) {
+            return false;
+        }
+        return switch (sqlite.getResultCode().code & 0xff) {
+            case 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 26 -> true; // BUSY LOCKED NOMEM READONLY INTERRUPT IOERR CORRUPT FULL CANTOPEN PROTOCOL NOTADB
+            default -> false;
+        };
+    }
+
+    /** The error of the last group that failed as a whole, or null once a group has committed since. */
+    public String failure() {
+        return failure;
+    }
+
+    private static void execute(Connection c, String sql) throws SQLException {
+        try (Statement statement = c.createStatement()) {
+            statement.execute(sql);
         }
     }
 
@@ -221,10 +275,8 @@ public final class SqliteGroupCommit implements AutoCloseable {
             Connection c = pool.getConnection();
             try {
                 // no automatic checkpoint inside this connection's commits: the background one and checkpoint() instead
-                try (Statement statement = c.createStatement()) {
-                    statement.execute("PRAGMA wal_autocheckpoint = 0");
-                }
-                c.setAutoCommit(false);
+                execute(c, "PRAGMA wal_autocheckpoint = 0");
+                c.setAutoCommit(true);
             } catch (SQLException e) {
                 c.close();
                 throw e;
@@ -269,8 +321,9 @@ public final class SqliteGroupCommit implements AutoCloseable {
         }
         connection = null;
         try {
-            c.rollback();
+            execute(c, ROLLBACK);
         } catch (SQLException e) {
+            // none left: SQLite ended it itself, or the connection is broken
             LOG.debug("rollback of the failed group: {}", e.getMessage());
         }
         closeStatements();

@@ -7,23 +7,35 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.apache.camel.Exchange;
 
 /**
  * The relay's metrics in a Micrometer Prometheus registry, served as Prometheus text by GET /metrics:
  * <ul>
  * <li>{@code relay_replies_total{code}}: replies sent to channels, by response code;</li>
- * <li>{@code relay_ledger_rows{state}}: ledger rows by state, counted when scraped;</li>
+ * <li>{@code relay_ledger_rows{state}} and {@code relay_ledger_oldest_age_seconds{state}}: the undecided rows (RECEIVED,
+ * SENT, UNKNOWN, FAILED) by state and the age of the oldest of each on the database's clock (0 when there is none),
+ * counted when scraped from the (state, updated_at) index: a scrape costs as much on millions of DONE rows as on none,
+ * and DONE is not counted;</li>
+ * <li>{@code relay_ledger_failed_at_cap_rows}: FAILED rows at the attempts cap, which wait for a person;</li>
+ * <li>{@code relay_ledger_bytes}: the ledger's size on disk, as the database reports it;</li>
+ * <li>{@code relay_setting{name}}: the timing settings the relay runs with (seconds, or a count), so that alert rules
+ * compare ages with them whatever the configuration;</li>
  * <li>{@code relay_state_transitions_total{from,to}}: ledger rows moved from one state to another
  * ({@code from="none"} is a new claim, {@code to="purged"} a deleted row);</li>
  * <li>{@code relay_core_call_seconds{call,outcome}}: time of the calls to the core, a histogram; call is
  * transfer (POST) or inquiry (GET), outcome answered, not-reached or no-answer;</li>
  * <li>{@code relay_job_runs_total{job}} and {@code relay_job_rows_total{job,outcome}}: resolve, reprocess and
- * purge runs and what they did with the rows they handled.</li>
+ * purge runs and what they did with the rows they handled;</li>
+ * <li>gauges that other beans register ({@link #gauge}), such as a purge run's progress.</li>
  * </ul>
  * Recording is a counter increment or a timer sample, looked up once per tag combination.
  */
@@ -34,21 +46,48 @@ public class RelayMetrics {
         Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1),
         Duration.ofMillis(2500), Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30)};
 
+    /** How updated_at and the database's clock are written (UTC text, SQLite's datetime('now') format). */
+    private static final DateTimeFormatter LEDGER_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Map<String, AtomicLong> rowsByState = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> oldestAgeByState = new ConcurrentHashMap<>();
+    private final AtomicLong failedAtCap = new AtomicLong();
+    private final AtomicLong ledgerBytes = new AtomicLong();
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
     public RelayMetrics() {
-        for (String state : LedgerStates.ALL) {
+        for (String state : LedgerStates.UNDECIDED) {
             AtomicLong rows = new AtomicLong();
             rowsByState.put(state, rows);
             Gauge.builder("relay.ledger.rows", rows, AtomicLong::get)
-                    .description("Ledger rows by state, counted when scraped").tag("state", state).register(registry);
+                    .description("Undecided ledger rows by state, counted when scraped").tag("state", state).register(registry);
+            AtomicLong age = new AtomicLong();
+            oldestAgeByState.put(state, age);
+            Gauge.builder("relay.ledger.oldest.age.seconds", age, AtomicLong::get)
+                    .description("Age of the oldest row in each undecided state on the database's clock, 0 when there is none")
+                    .tag("state", state).register(registry);
         }
+        Gauge.builder("relay.ledger.failed.at.cap.rows", failedAtCap, AtomicLong::get)
+                .description("FAILED rows whose attempts reached relay.reprocess.max-attempts: never sent again, they wait for a person")
+                .register(registry);
+        Gauge.builder("relay.ledger.bytes", ledgerBytes, AtomicLong::get)
+                .description("The ledger's size on disk, as the database reports it").register(registry);
         for (String job : List.of("resolve", "reprocess", "purge")) {
             counter("relay.job.runs", "Runs of the timed routes and one-shot commands", "job", job);
         }
+    }
+
+    /** A gauge read at each scrape, registered once (by the bean that owns its value). */
+    public void gauge(String name, String description, Supplier<Number> value) {
+        Gauge.builder(name, value).description(description).register(registry);
+    }
+
+    /** A setting the relay runs with, as {@code relay_setting{name}}: seconds, or a count. */
+    public void setting(String name, double value) {
+        Gauge.builder("relay.setting", () -> value).description("The timing settings the relay runs with: seconds, or a count")
+                .tag("name", name).register(registry);
     }
 
     public void reply(String code) {
@@ -80,22 +119,43 @@ public class RelayMetrics {
     }
 
     /**
-     * The Prometheus text of every metric, after setting the ledger's rows per state from {@code counts}, the
-     * rows of sql/count-rows-by-state.sql (columns state and n); a state without rows is 0.
+     * The Prometheus text of every metric, after setting the ledger's gauges from what the scrape read (GET /metrics):
+     * variable {@code undecidedRows}, the rows of sql/count-undecided-rows.sql (state, n, oldest, now); variable
+     * {@code failedAtCap} (sql/count-failed-at-cap.sql) and variable {@code ledgerBytes} (sql/ledger-size.sql). A state
+     * without rows is 0, and so is its age.
      */
-    public String scrape(List<Map<String, Object>> counts) {
-        for (String state : LedgerStates.ALL) {
+    public String scrape(Exchange exchange) {
+        for (String state : LedgerStates.UNDECIDED) {
             rowsByState.get(state).set(0);
+            oldestAgeByState.get(state).set(0);
         }
+        List<?> counts = exchange.getVariable("undecidedRows", List.class);
         if (counts != null) {
-            for (Map<String, Object> count : counts) {
-                AtomicLong rows = rowsByState.get(String.valueOf(count.get("state")));
-                if (rows != null) {
-                    rows.set(((Number) count.get("n")).longValue());
+            for (Object row : counts) {
+                Map<?, ?> count = (Map<?, ?>) row;
+                String state = String.valueOf(count.get("state"));
+                if (rowsByState.containsKey(state)) {
+                    rowsByState.get(state).set(((Number) count.get("n")).longValue());
+                    oldestAgeByState.get(state).set(secondsBetween(count.get("oldest"), count.get("now")));
                 }
             }
         }
+        failedAtCap.set(number(exchange.getVariable("failedAtCap")));
+        ledgerBytes.set(number(exchange.getVariable("ledgerBytes")));
         return registry.scrape();
+    }
+
+    /** Seconds from one ledger time to a later one, both UTC text as the ledger writes them; 0 when either is missing. */
+    static long secondsBetween(Object earlier, Object later) {
+        if (earlier == null || later == null) {
+            return 0;
+        }
+        return Math.max(0, Duration.between(LocalDateTime.parse(earlier.toString(), LEDGER_TIME),
+                LocalDateTime.parse(later.toString(), LEDGER_TIME)).getSeconds());
+    }
+
+    private static long number(Object value) {
+        return value instanceof Number n ? n.longValue() : 0;
     }
 
     private Counter counter(String name, String description, String... tags) {

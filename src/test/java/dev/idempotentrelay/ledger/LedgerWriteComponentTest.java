@@ -60,7 +60,7 @@ class LedgerWriteComponentTest {
 
     private void start(SqliteGroupCommit groupCommit) throws Exception {
         camel = new DefaultCamelContext();
-        LedgerDialect.SQLITE.clock().forEach(camel.getPropertiesComponent()::addInitialProperty);
+        LedgerDialect.SQLITE.sql().forEach(camel.getPropertiesComponent()::addInitialProperty);
         LedgerWriteComponent writes = new LedgerWriteComponent(groupCommit);
         writes.setDataSource(pool);
         camel.addComponent("ledger-write", writes);

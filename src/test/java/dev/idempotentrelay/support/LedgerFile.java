@@ -70,6 +70,37 @@ public final class LedgerFile {
         }
     }
 
+    /**
+     * Writes {@code n} rows in one transaction, as a relay would have left them, each {@code ageSeconds} old: GUIDs
+     * {@code prefix} followed by a number, 32 characters in all.
+     */
+    public void fill(String prefix, int n, String state, String rspCode, long ageSeconds) throws SQLException {
+        String at = java.time.LocalDateTime.now(java.time.ZoneOffset.UTC).minusSeconds(ageSeconds)
+                .format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
+        try (Connection c = DriverManager.getConnection(url)) {
+            c.setAutoCommit(false);
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO tx (guid, tx_code, state, rsp_code, request, "
+                    + "response, attempts, created_at, updated_at) VALUES (?, 'TR01', ?, ?, ?, ?, 1, ?, ?)")) {
+                for (int i = 0; i < n; i++) {
+                    String guid = prefix + String.format("%0" + (32 - prefix.length()) + "d", i);
+                    ps.setString(1, guid);
+                    ps.setString(2, state);
+                    ps.setString(3, rspCode);
+                    ps.setBytes(4, Requests.transfer(guid));
+                    ps.setBytes(5, "DONE".equals(state) ? new byte[] {'x'} : null);
+                    ps.setString(6, at);
+                    ps.setString(7, at);
+                    ps.addBatch();
+                    if (i % 1000 == 999) {
+                        ps.executeBatch();
+                    }
+                }
+                ps.executeBatch();
+            }
+            c.commit();
+        }
+    }
+
     /** Moves a row's updated_at {@code seconds} into the past, as time passing would. */
     public void age(String guid, long seconds) throws SQLException {
         try (Connection c = DriverManager.getConnection(url);

@@ -1,0 +1,74 @@
+package dev.idempotentrelay.jobs;
+
+import dev.idempotentrelay.ops.RelayMetrics;
+import java.util.Locale;
+import org.apache.camel.Exchange;
+
+/**
+ * The progress of a purge run, which deletes due DONE rows batch after batch until a batch comes back short (SPEC
+ * section 5): {@link #start} at its beginning, {@link #batch} after each batch's DELETE, {@link #finish} at its end, even
+ * when a batch failed or a stop ended the run early (each batch is committed; the next run goes on). While it runs, and
+ * after, {@code relay_purge_running}, {@code relay_purge_run_rows} (rows deleted so far in the current or last run) and
+ * {@code relay_purge_run_seconds} (its duration so far, or in all) show it; each batch's rows are counted at once in
+ * {@code relay_state_transitions_total{from="DONE",to="purged"}} and {@code relay_job_rows_total{job="purge",outcome="deleted"}}.
+ * The summary line, the body at the end, says how many rows in how many batches and how long: what the one-shot command
+ * prints and the timed route logs.
+ */
+public class PurgeRun {
+
+    private final RelayMetrics metrics;
+    private volatile boolean running;
+    private volatile long rows;
+    private volatile long startedNanos;
+    private volatile long endedNanos;
+
+    public PurgeRun(RelayMetrics metrics) {
+        this.metrics = metrics;
+        metrics.gauge("relay.purge.running", "1 while a purge run deletes due DONE rows, batch after batch", () -> running ? 1 : 0);
+        metrics.gauge("relay.purge.run.rows", "Rows deleted so far in the current purge run, or in all in the last one", () -> rows);
+        metrics.gauge("relay.purge.run.seconds", "Duration of the current purge run so far, or of the last one", this::seconds);
+    }
+
+    public void start(Exchange exchange) {
+        rows = 0;
+        startedNanos = System.nanoTime();
+        running = true;
+        exchange.setVariable("purgedRows", 0L);
+        exchange.setVariable("purgeBatches", 0);
+    }
+
+    public void batch(Exchange exchange) {
+        int batch = RowBatch.rows(exchange);
+        exchange.setVariable("batchRows", batch);
+        exchange.setVariable("purgeBatches", exchange.getVariable("purgeBatches", 0, Integer.class) + 1);
+        exchange.setVariable("purgedRows", exchange.getVariable("purgedRows", 0L, Long.class) + batch);
+        rows += batch;
+        if (batch > 0) {
+            metrics.transition("DONE", "purged", batch);
+            metrics.jobRows("purge", "deleted", batch);
+        }
+    }
+
+    /** The run's end: its summary line as the body, variable {@code rowsHandled}, and the run counted. */
+    public void finish(Exchange exchange) {
+        if (!running) {
+            return;
+        }
+        endedNanos = System.nanoTime();
+        running = false;
+        long deleted = exchange.getVariable("purgedRows", 0L, Long.class);
+        int batches = exchange.getVariable("purgeBatches", 0, Integer.class);
+        metrics.jobRun("purge");
+        exchange.setVariable("rowsHandled", deleted);
+        exchange.getMessage().setBody(String.format(Locale.ROOT, "purge: %d deleted in %d %s, %.1f s", deleted, batches,
+                batches == 1 ? "batch" : "batches", seconds()));
+    }
+
+    private double seconds() {
+        long started = startedNanos;
+        if (started == 0) {
+            return 0;
+        }
+        return ((running ? System.nanoTime() : endedNanos) - started) / 1e9;
+    }
+}
