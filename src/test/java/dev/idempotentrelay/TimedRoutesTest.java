@@ -31,6 +31,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.camel.ProducerTemplate;
 import org.junit.jupiter.api.Test;
+import org.apache.camel.api.management.ManagedCamelContext;
+import org.apache.camel.api.management.mbean.ManagedRouteMBean;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -291,5 +293,27 @@ class TimedRoutesTest {
                     channel.send(transfer(unknown, 10_000, "SLOW lunch")));
             assertEquals(2, coreView.calls());
         }
+    }
+
+    @Test
+    void theTimedPurgeRunsOneIntervalAfterTheStartNotAtIt() throws Exception {
+        RelayUnderTest relay = running.keep(RelayUnderTest.on(db(), "http://localhost:" + Ports.free())
+                .with("relay.jobs.enabled", "true")
+                .with("relay.jobs.purge-every", "3")
+                .start());
+        String old = newGuid();
+        relay.ledger.insert(old, "DONE", "0000", transfer(old), new byte[] {'x'}, 1, 8 * 24 * 3_600);
+        ManagedRouteMBean timer = relay.relay().context().getCamelContextExtension().getContextPlugin(ManagedCamelContext.class)
+                .getManagedRoute("purge-ledger");
+
+        // Quartz fires the new timer as the relay starts: that firing is skipped, and the due row stays
+        Await.until("the purge timer's first firing", Duration.ofSeconds(10), () -> timer.getExchangesCompleted() >= 1);
+        assertEquals(0, relay.admin().metrics().get("relay_job_runs_total{job=\"purge\"}"));
+        assertNotNull(relay.ledger.row(old));
+
+        // one interval later the purge runs
+        Await.until("the purge timer's second firing", Duration.ofSeconds(20), () -> timer.getExchangesCompleted() >= 2);
+        assertEquals(1, relay.admin().metrics().get("relay_job_runs_total{job=\"purge\"}"));
+        assertNull(relay.ledger.row(old));
     }
 }
