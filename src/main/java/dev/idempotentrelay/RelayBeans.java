@@ -195,6 +195,7 @@ public class RelayBeans implements CamelConfiguration {
         // operations: GET /health, GET /routes, the GUID in every log line's MDC, account numbers masked in logs
         LedgerWritableHealthCheck ledgerWritable = new LedgerWritableHealthCheck();
         ledgerWritable.setDataSource(ledger);
+        ledgerWritable.setGroupCommit(groupCommit);
         beans.bind("ledgerWritable", ledgerWritable);
         HealthReport health = new HealthReport();
         health.setCoreCalls(coreCalls);

@@ -125,6 +125,71 @@ class SqliteGroupCommitTest {
     }
 
     /**
+     * Among concurrent claims, writes after which SQLite ends the whole transaction by itself, as it may on
+     * SQLITE_FULL or SQLITE_IOERR (here a trigger's RAISE(ROLLBACK), which does so every time), and writes that fail
+     * alone (a CHECK), after which the writer runs the rest of the group again. Whatever the writer
+     * then does with the rest of the group, a claim it reports committed is on disk, and a claim it reports failed is
+     * not: no write runs again outside a transaction, durable while its caller was told it failed.
+     */
+    @Test
+    void aWriteAfterWhichSqliteEndsTheTransactionLeavesNoClaimDurableThatWasReportedFailed() throws Exception {
+        try (Connection c = DriverManager.getConnection(url); java.sql.Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE bait (n INTEGER)");
+            s.execute("CREATE TRIGGER bait_rolls_back AFTER INSERT ON bait BEGIN SELECT RAISE(ROLLBACK, 'rolled back by SQLite itself'); END");
+        }
+        int threads = 16;
+        int each = 60;
+        CyclicBarrier together = new CyclicBarrier(threads);
+        ExecutorService callers = Executors.newFixedThreadPool(threads);
+        List<String> reportedCommitted = new CopyOnWriteArrayList<>();
+        List<String> reportedFailed = new CopyOnWriteArrayList<>();
+        List<Future<?>> results = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                results.add(callers.submit(() -> {
+                    together.await(10, TimeUnit.SECONDS);
+                    for (int n = 0; n < each; n++) {
+                        if ((thread + n) % 6 == 0) {
+                            assertThrows(SQLException.class, () -> writer.write("INSERT INTO bait (n) VALUES (?)", List.of(1), CAMEL_SQL));
+                            continue;
+                        }
+                        if ((thread + n) % 6 == 3) {
+                            // a write that fails alone (a CHECK): the writer rolls back and runs the others again
+                            assertThrows(SQLException.class, () -> claim(String.format("B%02dN%028d", thread, n), "BOGUS", 1L));
+                            continue;
+                        }
+                        String guid = String.format("R%02dN%028d", thread, n);
+                        try {
+                            assertEquals(1, claim(guid));
+                            reportedCommitted.add(guid);
+                        } catch (SQLException e) {
+                            reportedFailed.add(guid);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> result : results) {
+                result.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            callers.shutdownNow();
+        }
+        for (String guid : reportedCommitted) {
+            assertTrue(committed(guid), guid + " was reported committed but is not on disk");
+        }
+        for (String guid : reportedFailed) {
+            assertFalse(committed(guid), guid + " was reported failed but is on disk");
+        }
+        assertTrue(reportedCommitted.size() > 0, "some claims committed");
+        // the writer works on after it: a claim now commits
+        assertEquals(1, claim(String.format("%032d", 7)));
+        assertTrue(committed(String.format("%032d", 7)));
+        System.out.printf("after SQLite's own rollbacks: %d claims committed, %d reported failed%n", reportedCommitted.size(), reportedFailed.size());
+    }
+
+    /**
      * Among concurrent good claims, bad ones of four kinds: a CHECK constraint, an error SQLite raises while it runs
      * the statement (integer overflow in abs()), a table that does not exist, and too few parameter values. Each bad
      * one fails its caller alone; every good one is on disk when it returns.
