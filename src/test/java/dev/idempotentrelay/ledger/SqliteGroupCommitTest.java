@@ -156,7 +156,8 @@ class SqliteGroupCommitTest {
                         }
                         if ((thread + n) % 6 == 3) {
                             // a write that fails alone (a CHECK): the writer rolls back and runs the others again
-                            assertThrows(SQLException.class, () -> claim(String.format("B%02dN%028d", thread, n), "BOGUS", 1L));
+                            String bogus = String.format("B%02dN%028d", thread, n);
+                            assertThrows(SQLException.class, () -> claim(bogus, "BOGUS", 1L));
                             continue;
                         }
                         String guid = String.format("R%02dN%028d", thread, n);
