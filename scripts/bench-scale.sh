@@ -135,6 +135,7 @@ for line in open(base + ".seconds"):
     p = line.split()
     if p and p[0] == "sec":
         seconds[int(p[1])] = (int(p[3]), float(p[5]))
+seconds.pop(max(seconds), None)  # the last second is cut short by the run's end
 purge = {}
 try:
     for line in open(base + ".purge"):
@@ -207,13 +208,13 @@ for kind in $LEDGERS; do
     as_pg "$PG_BIN/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" -o "-p $pg_port -k $work -c listen_addresses=127.0.0.1 \
       -c max_connections=200 -c shared_buffers=256MB -c max_wal_size=8GB" start >/dev/null
     echo; echo "== postgresql $(pg -c 'show server_version'): the full ledger"
-    pg_fill full
-    echo "  $(pg -c "select pg_size_pretty(pg_database_size('full'))") on disk"
+    pg_fill fullledger
+    echo "  $(pg -c "select pg_size_pretty(pg_database_size('fullledger'))") on disk"
     for name in $RUNS; do
       pg -c "drop database if exists run"
       case $name in
       empty) pg -c "create database run" ;;
-      *) pg -c "create database run template full" ;;
+      *) pg -c "create database run template fullledger" ;;
       esac
       run postgresql "$name" "jdbc:postgresql://127.0.0.1:$pg_port/run"
     done

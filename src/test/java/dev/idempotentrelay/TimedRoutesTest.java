@@ -299,7 +299,7 @@ class TimedRoutesTest {
     void theTimedPurgeRunsOneIntervalAfterTheStartNotAtIt() throws Exception {
         RelayUnderTest relay = running.keep(RelayUnderTest.on(db(), "http://localhost:" + Ports.free())
                 .with("relay.jobs.enabled", "true")
-                .with("relay.jobs.purge-every", "3")
+                .with("relay.jobs.purge-every", "8")
                 .start());
         String old = newGuid();
         relay.ledger.insert(old, "DONE", "0000", transfer(old), new byte[] {'x'}, 1, 8 * 24 * 3_600);
@@ -312,7 +312,7 @@ class TimedRoutesTest {
         assertNotNull(relay.ledger.row(old));
 
         // one interval later the purge runs
-        Await.until("the purge timer's second firing", Duration.ofSeconds(20), () -> timer.getExchangesCompleted() >= 2);
+        Await.until("the purge timer's second firing", Duration.ofSeconds(40), () -> timer.getExchangesCompleted() >= 2);
         assertEquals(1, relay.admin().metrics().get("relay_job_runs_total{job=\"purge\"}"));
         assertNull(relay.ledger.row(old));
     }

@@ -17,6 +17,21 @@ interface PropertyRule {
         };
     }
 
+    /** A share: a decimal number above 0 and at most 1, such as 0.3. */
+    static PropertyRule share() {
+        return value -> {
+            try {
+                double n = Double.parseDouble(value);
+                if (n > 0 && n <= 1 && value.matches("[0-9.]+")) {
+                    return null;
+                }
+            } catch (NumberFormatException e) {
+                // refused below
+            }
+            return "must be a number above 0 and at most 1, such as 0.3";
+        };
+    }
+
     static PropertyRule port() {
         return value -> {
             long n = wholeNumber(value);

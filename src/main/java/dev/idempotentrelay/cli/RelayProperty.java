@@ -8,6 +8,7 @@ import static dev.idempotentrelay.cli.PropertyRule.cidrs;
 import static dev.idempotentrelay.cli.PropertyRule.httpUrl;
 import static dev.idempotentrelay.cli.PropertyRule.ledger;
 import static dev.idempotentrelay.cli.PropertyRule.port;
+import static dev.idempotentrelay.cli.PropertyRule.share;
 
 import java.util.Arrays;
 import java.util.Optional;
@@ -44,6 +45,7 @@ enum RelayProperty {
     EVERY("relay.jobs.every", "every", atLeast(1)),
     PURGE_EVERY("relay.jobs.purge-every", "purge-every", atLeast(1)),
     JOBS_BATCH_SIZE("relay.jobs.batch-size", null, atLeast(1)),
+    JOBS_BATCH_SHARE("relay.jobs.batch-share", null, share()),
     MIN_AGE("relay.resolve.min-age", "min-age", atLeast(1),
             "a transfer that the core is still applying would be asked about, found missing, and sent again"),
     SENT_STALE_AFTER("relay.resolve.sent-stale-after", "sent-stale-after", atLeast(1),

@@ -13,17 +13,30 @@ import org.apache.camel.Exchange;
  * {@code relay_state_transitions_total{from="DONE",to="purged"}} and {@code relay_job_rows_total{job="purge",outcome="deleted"}}.
  * The summary line, the body at the end, says how many rows in how many batches and how long: what the one-shot command
  * prints and the timed route logs.
+ * <p>
+ * While channels are sending, the batches take at most a share of the ledger's time ({@code relay.jobs.batch-share}):
+ * after a batch that took T, variable {@code batchPauseMs} says to wait T (1 - share) / share before the next, so that
+ * the channel path's writes have the ledger (on SQLite its one writer) for the rest. While no channel sends, there is
+ * no pause, and the purge runs as fast as the ledger deletes.
  */
 public class PurgeRun {
 
     private final RelayMetrics metrics;
+    private final double share;
     private volatile boolean running;
+    private long batchStartedNanos;
+    private long repliesBefore;
     private volatile long rows;
     private volatile long startedNanos;
     private volatile long endedNanos;
 
-    public PurgeRun(RelayMetrics metrics) {
+    /** @param share the most of the ledger's time the batches take while channels send, above 0 and at most 1 */
+    public PurgeRun(RelayMetrics metrics, double share) {
+        if (!(share > 0 && share <= 1)) {
+            throw new IllegalArgumentException("the share of the timed work's batches must be above 0 and at most 1, not " + share);
+        }
         this.metrics = metrics;
+        this.share = share;
         metrics.gauge("relay.purge.running", "1 while a purge run deletes due DONE rows, batch after batch", () -> running ? 1 : 0);
         metrics.gauge("relay.purge.run.rows", "Rows deleted so far in the current purge run, or in all in the last one", () -> rows);
         metrics.gauge("relay.purge.run.seconds", "Duration of the current purge run so far, or of the last one", this::seconds);
@@ -33,6 +46,8 @@ public class PurgeRun {
         rows = 0;
         startedNanos = System.nanoTime();
         running = true;
+        batchStartedNanos = startedNanos;
+        repliesBefore = metrics.repliesSent();
         exchange.setVariable("purgedRows", 0L);
         exchange.setVariable("purgeBatches", 0);
     }
@@ -47,6 +62,12 @@ public class PurgeRun {
             metrics.transition("DONE", "purged", batch);
             metrics.jobRows("purge", "deleted", batch);
         }
+        long now = System.nanoTime();
+        long replies = metrics.repliesSent();
+        long pauseNanos = replies > repliesBefore ? (long) ((now - batchStartedNanos) * (1 - share) / share) : 0;
+        exchange.setVariable("batchPauseMs", pauseNanos / 1_000_000);
+        batchStartedNanos = now + pauseNanos;
+        repliesBefore = replies;
     }
 
     /** The run's end: its summary line as the body, variable {@code rowsHandled}, and the run counted. */

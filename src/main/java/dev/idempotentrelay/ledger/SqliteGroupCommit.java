@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * runs inside the commit that fills the WAL past its limit, is off on the writer's connection: there every caller of
  * that group, and every caller queued behind it, waited for the copy and for the ledger file's fsync (some 4 ms
  * more on the relay's p99 under load, BENCHMARKS.md), and the writer, which every write waits for, spent a fifth of its time on
- * it. Every {@code checkpointWrites} writes a {@link BackgroundCheckpoint} copies the WAL while the writer goes on
+ * it. Every {@code checkpointWrites} rows written (a claim one, a purge's batch as many as it deletes) a
+ * {@link BackgroundCheckpoint} copies the WAL while the writer goes on
  * committing; once it is done, the writer copies the few frames committed meanwhile itself, after the answers of its
  * group, so that SQLite can start the WAL over.
  * <p>
@@ -88,7 +89,7 @@ public final class SqliteGroupCommit implements AutoCloseable {
      * Starts the writer thread; it takes its connection from {@code pool} at the first write.
      *
      * @param maxGroup the most writes in one transaction
-     * @param checkpointWrites writes between two checkpoints of the WAL into the ledger file
+     * @param checkpointWrites rows written between two checkpoints of the WAL into the ledger file
      */
     public SqliteGroupCommit(DataSource pool, int maxGroup, int checkpointWrites) {
         if (checkpointWrites < 1) {
@@ -219,7 +220,11 @@ public final class SqliteGroupCommit implements AutoCloseable {
                 group.get(i).result().complete(counts[i]);
             }
         }
-        writesSinceCheckpoint += group.size();
+        // counted by the rows each write changed: a batch of the timed work that deletes thousands of rows fills the WAL
+        // with as many pages, a claim with one or two
+        for (int count : counts) {
+            writesSinceCheckpoint += Math.max(1, count);
+        }
         if (background.takeFinished()) {
             checkpoint();
         } else if (writesSinceCheckpoint >= checkpointWrites && background.start()) {

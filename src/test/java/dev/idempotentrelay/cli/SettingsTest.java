@@ -84,6 +84,10 @@ class SettingsTest {
         assertRefused("idempotent-relay: run: RELAY_PORT must be at most 65535, not '70000'",
                 OneShot.withEnvironment(Map.of("RELAY_PORT", "70000"), "run"));
         assertRefused("idempotent-relay: run: --port must be a whole number of at least 1, not '+9100'", OneShot.run("run", "--port", "+9100"));
+        assertRefused("idempotent-relay: purge: RELAY_JOBS_BATCH_SHARE must be a number above 0 and at most 1, such as 0.3, not '0'",
+                OneShot.withEnvironment(Map.of("RELAY_JOBS_BATCH_SHARE", "0"), "purge", "--db", "x.db", "--days", "7"));
+        assertRefused("idempotent-relay: run: relay.jobs.batch-share in " + config + " must be a number above 0 and at most 1, such as 0.3, not '1.5'",
+                OneShot.run("run", "--config", Files.writeString(config, "relay.jobs.batch-share = 1.5\n").toString()));
     }
 
     @Test
