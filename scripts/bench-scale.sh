@@ -67,6 +67,8 @@ db = sqlite3.connect(path, isolation_level=None)
 db.execute("PRAGMA journal_mode=WAL"); db.execute("PRAGMA synchronous=OFF")
 db.executescript(open("schema.sql").read())
 # the request and reply as a relay stores them: 112 and 90 bytes, the GUID at offset 5
+# GUIDs as channels choose them, spread over the whole key space (a hash of the row's number), the rows written oldest
+# first as a relay writes them; the request and reply as a relay stores them, 112 and 90 bytes, the GUID at offset 5
 fill = """
 WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?)
 INSERT INTO tx (guid, tx_code, state, rsp_code, request, response, attempts, created_at, updated_at)
@@ -74,12 +76,13 @@ SELECT g, 'TR01', 'DONE', '0000',
        CAST('TR01Q' || g || 'MOB1    1002003004005006200300400500600700000000001000' || printf('%-20s', 'bench prefill') AS BLOB),
        CAST('TR01R' || g || 'MOB10000' || printf('%-16s', 'CR' || i) || '00000009999000020261203000000' AS BLOB),
        1, t, t
-FROM (SELECT i, printf('SCALE%027d', i) AS g,
-             strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || (i * ? / ?) || ' seconds') AS t FROM n)
+FROM (SELECT i, printf('%08X%08X%08X%08X', (i * 2654435761) % 4294967296, (i * 2246822519) % 4294967296,
+                       (i * 3266489917) % 4294967296, i) AS g,
+             strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || ((? - i) * ? / ?) || ' seconds') AS t FROM n)
 """
 start = time.time()
 for lo in range(1, rows + 1, 1_000_000):
-    db.execute("BEGIN"); db.execute(fill, (lo, min(lo + 999_999, rows), spread, rows)); db.execute("COMMIT")
+    db.execute("BEGIN"); db.execute(fill, (lo, min(lo + 999_999, rows), rows, spread, rows)); db.execute("COMMIT")
 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 print(f"  filled {rows} rows in {time.time() - start:.0f} s")
 EOF
@@ -96,10 +99,11 @@ pg_fill() { # database: the schema, then ROWS rows
              convert_to('TR01Q' || g || 'MOB1    1002003004005006200300400500600700000000001000' || rpad('bench prefill', 20), 'UTF8'),
              convert_to('TR01R' || g || 'MOB10000' || rpad('CR' || i, 16) || '00000009999000020261203000000', 'UTF8'),
              1, t, t
-      FROM (SELECT i, 'SCALE' || lpad(i::text, 27, '0') AS g,
-                   to_char(now() AT TIME ZONE 'UTC' - make_interval(secs => i::double precision * $((SPREAD_DAYS * 86400)) / $ROWS),
+      FROM (SELECT i, lpad(to_hex((i * 2654435761) % 4294967296), 8, '0') || lpad(to_hex((i * 2246822519) % 4294967296), 8, '0')
+                   || lpad(to_hex((i * 3266489917) % 4294967296), 8, '0') || lpad(to_hex(i), 8, '0') AS g,
+                   to_char(now() AT TIME ZONE 'UTC' - make_interval(secs => ($ROWS - i)::double precision * $((SPREAD_DAYS * 86400)) / $ROWS),
                            'YYYY-MM-DD HH24:MI:SS') AS t
-            FROM generate_series($lo, $((lo + 999999 < ROWS ? lo + 999999 : ROWS))) AS i) AS s"
+            FROM generate_series($lo::bigint, $((lo + 999999 < ROWS ? lo + 999999 : ROWS))::bigint) AS i) AS s"
   done
   pg -d "$1" -c "VACUUM ANALYZE"
   echo "  filled $ROWS rows in $((SECONDS - start)) s"
