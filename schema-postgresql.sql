@@ -19,3 +19,58 @@ CREATE TABLE IF NOT EXISTS tx (
 
 -- the timed routes look rows up by state and age
 CREATE INDEX IF NOT EXISTS tx_state_updated_at ON tx (state, updated_at);
+
+-- Who made a row's last change and why, set by every statement of the relay that changes a row (sql/*.sql): the relay's
+-- name (relay.name) and the cause (channel, resolve, reprocess, stale-sent, purge), for the history below.
+ALTER TABLE tx ADD COLUMN IF NOT EXISTS relay TEXT;
+ALTER TABLE tx ADD COLUMN IF NOT EXISTS cause TEXT;
+
+-- One row per state change of a GUID (SPEC section 5, tx_history), written by the triggers below in the same transaction
+-- as the change, whatever statement made it: no change without its history row, no history row without its change.
+-- at is the database's clock at the change; from_state is NULL for a new claim, to_state 'purged' for a deleted row.
+-- Kept relay.history.days (90), longer than the DONE rows they describe, and deleted in batches by the purge.
+CREATE TABLE IF NOT EXISTS tx_history (
+    id          BIGINT      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    guid        VARCHAR(32) NOT NULL,
+    at          TEXT        NOT NULL,
+    from_state  VARCHAR(8),
+    to_state    VARCHAR(8)  NOT NULL,
+    rsp_code    VARCHAR(4),
+    attempts    INTEGER,
+    relay       TEXT,
+    cause       TEXT
+);
+
+-- a GUID's history, oldest first
+CREATE INDEX IF NOT EXISTS tx_history_guid ON tx_history (guid, id);
+-- the purge finds the history rows past relay.history.days
+CREATE INDEX IF NOT EXISTS tx_history_at ON tx_history (at);
+
+-- One function for every trigger of tx, as schema.sql's triggers do on SQLite: a new claim, a change of state (an UPDATE
+-- that leaves the state as it was adds no row), the purge's mark (cause 'purge' and its relay's name: the row is deleted
+-- in the same statement), and a deleted row (by the purge, or by a hand outside the relay: cause 'manual', no relay).
+CREATE OR REPLACE FUNCTION tx_history_write() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    now_utc TEXT := to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS');
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause)
+        VALUES (NEW.guid, now_utc, NULL, NEW.state, NEW.rsp_code, NEW.attempts, NEW.relay, NEW.cause);
+    ELSIF TG_OP = 'UPDATE' THEN
+        IF NEW.cause = 'purge' AND NEW.state = 'DONE' THEN
+            DELETE FROM tx WHERE guid = NEW.guid;
+        ELSIF OLD.state IS DISTINCT FROM NEW.state THEN
+            INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause)
+            VALUES (NEW.guid, now_utc, OLD.state, NEW.state, NEW.rsp_code, NEW.attempts, NEW.relay, NEW.cause);
+        END IF;
+    ELSE
+        INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause)
+        VALUES (OLD.guid, now_utc, OLD.state, 'purged', OLD.rsp_code, OLD.attempts,
+                CASE WHEN OLD.cause = 'purge' THEN OLD.relay END, CASE WHEN OLD.cause = 'purge' THEN 'purge' ELSE 'manual' END);
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER tx_history_write AFTER INSERT OR UPDATE OR DELETE ON tx
+FOR EACH ROW EXECUTE FUNCTION tx_history_write();

@@ -12,6 +12,7 @@ import dev.idempotentrelay.ledger.LedgerRowView;
 import dev.idempotentrelay.ledger.LedgerSqlComponent;
 import dev.idempotentrelay.ledger.LedgerWriteComponent;
 import dev.idempotentrelay.ledger.RecentGuids;
+import dev.idempotentrelay.ledger.RelayName;
 import dev.idempotentrelay.ledger.ReusedStatements;
 import dev.idempotentrelay.ledger.SqliteGroupCommit;
 import dev.idempotentrelay.ops.AccountMaskingFormatter;
@@ -104,6 +105,9 @@ public class RelayBeans implements CamelConfiguration {
         // component (reads) and ledger-write: component (writes); the database's own clock and SQL for the SQL files
         LedgerDialect dialect = LedgerDialect.of(text(context, "relay.db"));
         dialect.sql().forEach(context.getPropertiesComponent()::addInitialProperty);
+        // the name this relay writes with every change it makes (relay.name, or host:port), for the GUIDs' history
+        String relayName = RelayName.of(text(context, "relay.name"), integer(context, "relay.port"));
+        context.getPropertiesComponent().addInitialProperty("relay.ledger.relay", RelayName.literal(relayName));
         HikariDataSource ledger = new HikariDataSource();
         ledger.setPoolName("ledger");
         ledger.setMaximumPoolSize(integer(context, dialect == LedgerDialect.POSTGRESQL ? "relay.db.postgresql.pool-size" : "relay.db.pool-size"));

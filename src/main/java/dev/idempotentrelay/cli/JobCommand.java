@@ -10,9 +10,11 @@ import static dev.idempotentrelay.cli.RelayProperty.DB_USER;
 import static dev.idempotentrelay.cli.RelayProperty.JOBS_ENABLED;
 import static dev.idempotentrelay.cli.RelayProperty.MAX_ATTEMPTS;
 import static dev.idempotentrelay.cli.RelayProperty.MIN_AGE;
+import static dev.idempotentrelay.cli.RelayProperty.NAME;
 import static dev.idempotentrelay.cli.RelayProperty.SENT_STALE_AFTER;
 
 import dev.idempotentrelay.Relay;
+import dev.idempotentrelay.ledger.RelayName;
 import java.sql.SQLException;
 import java.util.HashSet;
 import java.util.List;
@@ -81,6 +83,10 @@ final class JobCommand {
         settings.fix(JOBS_ENABLED.key, "false", job.name());
         settings.fix(ADMIN_ENABLED.key, "false", job.name());
         settings.fix(CORE_SIM_ENABLED.key, "false", job.name());
+        // its changes in the GUIDs' history name the host and the command, unless relay.name names it
+        if (!settings.given(NAME)) {
+            settings.fix(NAME.key, RelayName.of("", job.name()), job.name());
+        }
         settings.check(job.name(), List.of(RelayProperty.values()));
         LedgerCommand.existingLedger(job.name(), settings);
         return settings;

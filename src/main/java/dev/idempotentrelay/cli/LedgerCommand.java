@@ -18,15 +18,16 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * {@code ledger show GUID}, {@code ledger list --state S [--limit N]} and {@code ledger stats}: an operator's
- * view of a ledger file, read directly and read-only, whether a relay is writing it or not. {@code show}
- * decodes the row as GET /ledger/{guid} does ({@link LedgerRowView}).
+ * {@code ledger show GUID}, {@code ledger history GUID}, {@code ledger list --state S [--limit N]} and
+ * {@code ledger stats}: an operator's view of a ledger, read directly and read-only, whether a relay is writing it or
+ * not. {@code show} decodes the row as GET /ledger/{guid} does ({@link LedgerRowView}) and ends with its history;
+ * {@code history} is the GUID's every state change, as GET /ledger/{guid}/history, which outlives a purged row.
  */
 final class LedgerCommand {
 
     static final int DEFAULT_LIMIT = 100;
     private static final Pattern GUID = Pattern.compile(Telegram.GUID_PATTERN);
-    private static final String USAGE = "ledger: say show GUID, list --state S [--limit N], or stats; each takes [--db PATH|URL] [--db-user U] [--config FILE]";
+    private static final String USAGE = "ledger: say show GUID, history GUID, list --state S [--limit N], or stats; each takes [--db PATH|URL] [--db-user U] [--config FILE]";
     private static final Set<String> FLAGS = Set.of("db", "db-user", "config");
 
     private LedgerCommand() {
@@ -39,6 +40,8 @@ final class LedgerCommand {
         switch (args[1]) {
             case "show":
                 return show(args, environment);
+            case "history":
+                return history(args, environment);
             case "list":
                 return list(args, environment);
             case "stats":
@@ -49,31 +52,72 @@ final class LedgerCommand {
     }
 
     private static int show(String[] args, Map<String, String> environment) throws UsageException {
-        if (args.length < 3 || args[2].startsWith("--")) {
-            throw new UsageException("ledger show: say which GUID");
-        }
-        String guid = args[2];
-        if (!GUID.matcher(guid).matches()) {
-            throw new UsageException("ledger show: a GUID is 32 letters and digits, not '" + guid + "'");
-        }
+        String guid = guid("ledger show", args);
         Ledger db = db("ledger show", Flags.parse("ledger show", args, 3, FLAGS, Set.of()), environment);
         Map<String, Object> row;
+        List<Map<String, Object>> history;
         try (LedgerReader ledger = open("ledger show", db)) {
             row = ledger.row(guid);
+            history = ledger.history(guid);
         } catch (SQLException e) {
             throw unreadable("ledger show", db, e);
         }
+        StringBuilder out = new StringBuilder();
+        if (row != null) {
+            Map<String, Object> fields = new LinkedHashMap<>();
+            flatten("", LedgerRowView.of(row), fields);
+            int width = fields.keySet().stream().mapToInt(String::length).max().orElse(0) + 2;
+            fields.forEach((name, value) -> out.append(pad(name, width)).append(value == null ? "-" : value).append('\n'));
+        }
+        if (!history.isEmpty()) {
+            out.append(row == null ? "" : "\n").append("history\n").append(historyTable(history));
+        }
+        System.out.print(out);
         if (row == null) {
-            ErrorLine.print("ledger show: no row for guid " + guid + " in " + db);
+            ErrorLine.print("ledger show: no row for guid " + guid + " in " + db + (history.isEmpty() ? "" : " (its history is above)"));
             return 1;
         }
-        Map<String, Object> fields = new LinkedHashMap<>();
-        flatten("", LedgerRowView.of(row), fields);
-        int width = fields.keySet().stream().mapToInt(String::length).max().orElse(0) + 2;
-        StringBuilder out = new StringBuilder();
-        fields.forEach((name, value) -> out.append(pad(name, width)).append(value == null ? "-" : value).append('\n'));
-        System.out.print(out);
         return 0;
+    }
+
+    private static int history(String[] args, Map<String, String> environment) throws UsageException {
+        String guid = guid("ledger history", args);
+        Ledger db = db("ledger history", Flags.parse("ledger history", args, 3, FLAGS, Set.of()), environment);
+        List<Map<String, Object>> history;
+        try (LedgerReader ledger = open("ledger history", db)) {
+            history = ledger.history(guid);
+        } catch (SQLException e) {
+            throw unreadable("ledger history", db, e);
+        }
+        if (history.isEmpty()) {
+            ErrorLine.print("ledger history: no history for guid " + guid + " in " + db
+                    + ": never claimed there, or longer ago than relay.history.days");
+            return 1;
+        }
+        System.out.print(historyTable(history));
+        return 0;
+    }
+
+    /** The GUID a subcommand names after its name, checked. */
+    private static String guid(String command, String[] args) throws UsageException {
+        if (args.length < 3 || args[2].startsWith("--")) {
+            throw new UsageException(command + ": say which GUID");
+        }
+        if (!GUID.matcher(args[2]).matches()) {
+            throw new UsageException(command + ": a GUID is 32 letters and digits, not '" + args[2] + "'");
+        }
+        return args[2];
+    }
+
+    /** A GUID's state changes, oldest first, one line each under a header, as {@link LedgerRowView#HISTORY_COLUMNS}. */
+    private static String historyTable(List<Map<String, Object>> history) {
+        String format = "%-19s  %-10s  %-8s  %-8s  %-8s  %-24s  %s%n";
+        StringBuilder out = new StringBuilder(String.format(format, "at", "from_state", "to_state", "rsp_code", "attempts", "relay", "cause"));
+        for (Map<String, Object> change : LedgerRowView.history(history)) {
+            Object[] values = LedgerRowView.HISTORY_COLUMNS.stream().map(c -> change.get(c) == null ? "-" : change.get(c)).toArray();
+            out.append(String.format(format, values));
+        }
+        return out.toString();
     }
 
     private static int list(String[] args, Map<String, String> environment) throws UsageException {

@@ -1,5 +1,6 @@
 package dev.idempotentrelay.cli;
 
+import dev.idempotentrelay.ledger.RelayName;
 import dev.idempotentrelay.wire.ChannelAllowList;
 import java.net.URI;
 
@@ -30,6 +31,12 @@ interface PropertyRule {
             }
             return "must be a number above 0 and at most 1, such as 0.3";
         };
+    }
+
+    /** Empty (the host's name and port), or a name the ledger's history can hold as it is ({@link RelayName}). */
+    static PropertyRule relayName() {
+        return value -> value.isEmpty() || RelayName.ALLOWED.matcher(value).matches() ? null
+                : "must be 1 to 64 letters, digits, '.', '_', ':', '@' or '-' (empty: the host's name and the port)";
     }
 
     static PropertyRule port() {

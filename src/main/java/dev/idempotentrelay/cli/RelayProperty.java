@@ -8,6 +8,7 @@ import static dev.idempotentrelay.cli.PropertyRule.cidrs;
 import static dev.idempotentrelay.cli.PropertyRule.httpUrl;
 import static dev.idempotentrelay.cli.PropertyRule.ledger;
 import static dev.idempotentrelay.cli.PropertyRule.port;
+import static dev.idempotentrelay.cli.PropertyRule.relayName;
 import static dev.idempotentrelay.cli.PropertyRule.share;
 
 import java.util.Arrays;
@@ -20,6 +21,7 @@ import java.util.Optional;
  */
 enum RelayProperty {
 
+    NAME("relay.name", null, relayName()),
     HOST("relay.host", null, address()),
     PORT("relay.port", "port", port()),
     DB("relay.db", "db", ledger()),

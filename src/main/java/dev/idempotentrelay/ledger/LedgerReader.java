@@ -117,6 +117,11 @@ public final class LedgerReader implements AutoCloseable {
         return rows.isEmpty() ? null : rows.get(0);
     }
 
+    /** A GUID's history, oldest first (sql/find-guid-history.sql); empty when it has none. */
+    public List<Map<String, Object>> history(String guid) throws SQLException {
+        return query(SqlFile.load("find-guid-history"), Map.of("guid", guid));
+    }
+
     /** Rows in a state, least recently changed first (sql/list-ledger-rows.sql). */
     public List<Map<String, Object>> list(String state, int limit) throws SQLException {
         return query(SqlFile.load("list-ledger-rows"), Map.of("state", state, "limit", limit));

@@ -6,6 +6,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
@@ -14,9 +16,13 @@ import javax.sql.DataSource;
  * takes a transaction-scoped advisory lock, so that relays starting at the same moment on an empty database apply it
  * one after the other ({@code CREATE TABLE IF NOT EXISTS} alone races there: duplicate key in pg_type). With the
  * job store (relay.jobs.clustered), Quartz's tables ({@code schema-quartz-postgresql.sql}) follow in the same
- * transaction.
+ * transaction. On SQLite an {@code ALTER TABLE ... ADD COLUMN} of a column the ledger has already is passed over
+ * (SQLite has no {@code IF NOT EXISTS} there).
  */
 public final class LedgerSchema {
+
+    private static final Pattern TRIGGER = Pattern.compile("(?i)CREATE\\s+TRIGGER\\b");
+    private static final Pattern ADD_COLUMN = Pattern.compile("(?i)ALTER\\s+TABLE\\s+\\w+\\s+ADD\\s+COLUMN\\b");
 
     /** The advisory lock of the schema: any number, the same in every relay. */
     private static final long SCHEMA_LOCK = 0x1d3e_7e1a_7L;
@@ -40,7 +46,14 @@ public final class LedgerSchema {
         try (Connection connection = ledger.getConnection(); Statement statement = connection.createStatement()) {
             if (dialect != LedgerDialect.POSTGRESQL) {
                 for (String sql : statements) {
-                    statement.execute(sql);
+                    try {
+                        statement.execute(sql);
+                    } catch (SQLException e) {
+                        // SQLite has no ADD COLUMN IF NOT EXISTS: on a ledger that has the column, the ALTER is done already
+                        if (!(ADD_COLUMN.matcher(sql).lookingAt() && String.valueOf(e.getMessage()).contains("duplicate column name"))) {
+                            throw e;
+                        }
+                    }
                 }
                 return;
             }
@@ -61,12 +74,26 @@ public final class LedgerSchema {
         }
     }
 
+    /**
+     * The statements of a schema file, split at its semicolons, but for those inside a statement: in a SQLite trigger's
+     * body ({@code CREATE TRIGGER ... BEGIN ...; END}) and in a PostgreSQL function's body between {@code $$} quotes.
+     */
     static List<String> statements(String resource) throws IOException {
         List<String> statements = new ArrayList<>();
-        for (String sql : SqlFile.code(resource).split(";")) {
-            if (!sql.isBlank()) {
-                statements.add(sql.strip());
+        StringBuilder statement = new StringBuilder();
+        for (String part : SqlFile.code(resource).split(";")) {
+            statement.append(part);
+            String sql = statement.toString().strip();
+            boolean open = TRIGGER.matcher(sql).lookingAt() && !sql.toUpperCase(Locale.ROOT).endsWith("END")
+                    || (sql.split("\\$\\$", -1).length - 1) % 2 == 1;
+            if (open) {
+                statement.append(';');
+                continue;
             }
+            if (!sql.isEmpty()) {
+                statements.add(sql);
+            }
+            statement.setLength(0);
         }
         return statements;
     }

@@ -77,6 +77,16 @@ class LedgerCommandTest {
                     assertEquals(Telegram.field(reply, Telegram.CORE_REF, Telegram.CORE_REF_WIDTH), fields.get("reply.core_ref"));
                     assertEquals(text(reply), fields.get("reply.raw"));
                     assertEquals(text(request), fields.get("request.raw"));
+                    assertEquals("channel", fields.get("cause"));
+                    // then its history: claimed by the channel's transfer, then done
+                    List<String> history = show.out.subList(show.out.indexOf("history") + 1, show.out.size());
+                    assertEquals(3, history.size(), show.toString());
+                    assertTrue(history.get(0).matches("at\\s+from_state\\s+to_state\\s+rsp_code\\s+attempts\\s+relay\\s+cause"), history.get(0));
+                    assertTrue(history.get(1).matches("\\S+ \\S+\\s+-\\s+SENT\\s+-\\s+1\\s+\\S+:" + relay.port + "\\s+channel"), history.get(1));
+                    assertTrue(history.get(2).matches("\\S+ \\S+\\s+SENT\\s+DONE\\s+0000\\s+1\\s+\\S+:" + relay.port + "\\s+channel"), history.get(2));
+                    OneShot alone = OneShot.run("ledger", "history", guid, "--db", db.toString());
+                    assertEquals(0, alone.exitCode, alone.toString());
+                    assertEquals(history, alone.out);
 
                     OneShot list = OneShot.run("ledger", "list", "--state", "UNKNOWN", "--db", db.toString());
                     assertEquals(0, list.exitCode, list.toString());
@@ -116,6 +126,11 @@ class LedgerCommandTest {
         OneShot unknown = OneShot.run("ledger", "show", missing, "--db", db.toString());
         assertEquals(1, unknown.exitCode);
         assertEquals(List.of("idempotent-relay: ledger show: no row for guid " + missing + " in " + db), unknown.err);
+        OneShot noHistory = OneShot.run("ledger", "history", missing, "--db", db.toString());
+        assertEquals(1, noHistory.exitCode);
+        assertEquals(List.of("idempotent-relay: ledger history: no history for guid " + missing + " in " + db
+                + ": never claimed there, or longer ago than relay.history.days"), noHistory.err);
+        assertUsage("idempotent-relay: ledger history: say which GUID", "ledger", "history");
 
         assertUsage("idempotent-relay: ledger list: --state must be one of RECEIVED, SENT, DONE, UNKNOWN, FAILED, not 'LOST'",
                 "ledger", "list", "--state", "LOST", "--db", db.toString());
@@ -131,7 +146,7 @@ class LedgerCommandTest {
         assertEquals(2, garbage.exitCode, garbage.toString());
         assertEquals(1, garbage.err.size(), garbage.toString());
         assertTrue(garbage.err.get(0).startsWith("idempotent-relay: ledger stats: cannot read ledger " + notALedger + ": "), garbage.err.get(0));
-        assertUsage("idempotent-relay: ledger: unknown subcommand 'drop'; say show GUID, list --state S [--limit N], or stats; "
+        assertUsage("idempotent-relay: ledger: unknown subcommand 'drop'; say show GUID, history GUID, list --state S [--limit N], or stats; "
                 + "each takes [--db PATH|URL] [--db-user U] [--config FILE]",
                 "ledger", "drop");
     }
@@ -171,10 +186,13 @@ class LedgerCommandTest {
         assertEquals(List.of(), run.out);
     }
 
-    /** "name   value" lines as name -> value. */
+    /** "name   value" lines as name -> value, up to the blank line before the history. */
     private static Map<String, String> fields(List<String> lines) {
         Map<String, String> fields = new TreeMap<>();
         for (String line : lines) {
+            if (line.isEmpty()) {
+                break;
+            }
             int gap = line.indexOf("  ");
             fields.put(line.substring(0, gap), line.substring(gap).stripLeading());
         }
