@@ -7,6 +7,7 @@ import static dev.idempotentrelay.cli.RelayProperty.CORE_URL;
 import static dev.idempotentrelay.cli.RelayProperty.DAYS;
 import static dev.idempotentrelay.cli.RelayProperty.DB;
 import static dev.idempotentrelay.cli.RelayProperty.DB_USER;
+import static dev.idempotentrelay.cli.RelayProperty.HISTORY_DAYS;
 import static dev.idempotentrelay.cli.RelayProperty.JOBS_ENABLED;
 import static dev.idempotentrelay.cli.RelayProperty.MAX_ATTEMPTS;
 import static dev.idempotentrelay.cli.RelayProperty.MIN_AGE;
@@ -38,7 +39,7 @@ final class JobCommand {
     private static final Map<String, Job> JOBS = Map.of(
             "resolve", new Job("resolve", List.of(DB, CORE_URL, MIN_AGE), List.of(SENT_STALE_AFTER, DB_USER), "direct:run-resolve"),
             "reprocess", new Job("reprocess", List.of(DB, CORE_URL, MAX_ATTEMPTS), List.of(DB_USER), "direct:run-reprocess"),
-            "purge", new Job("purge", List.of(DB, DAYS), List.of(DB_USER), "direct:run-purge"));
+            "purge", new Job("purge", List.of(DB, DAYS), List.of(HISTORY_DAYS, DB_USER), "direct:run-purge"));
 
     private JobCommand() {
     }
@@ -88,6 +89,9 @@ final class JobCommand {
             settings.fix(NAME.key, RelayName.of("", job.name()), job.name());
         }
         settings.check(job.name(), List.of(RelayProperty.values()));
+        if (job.name().equals("purge")) {
+            TimingRules.refuseHistoryShorterThanDays(job.name(), settings);
+        }
         LedgerCommand.existingLedger(job.name(), settings);
         return settings;
     }

@@ -55,6 +55,7 @@ enum RelayProperty {
     MAX_ATTEMPTS("relay.reprocess.max-attempts", "max-attempts", atLeast(1)),
     DAYS("relay.purge.days", "days", atLeast(1),
             "a transfer done moments ago would lose its row, and a channel's resend of it would be taken for a new one and sent again"),
+    HISTORY_DAYS("relay.history.days", "history-days", atLeast(1)),
     CORE_SIM_ENABLED("relay.core-sim.enabled", null, bool()),
     CORE_SIM_SLOW_MS("relay.core-sim.slow-ms", null, atLeast(0)),
     ADMIN_ENABLED("relay.admin.enabled", null, bool()),

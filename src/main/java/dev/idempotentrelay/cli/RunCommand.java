@@ -102,6 +102,7 @@ final class RunCommand {
         }
         settings.check("run", List.of(RelayProperty.values()));
         TimingRules.refuseStaleBeforeReadTimeout("run", settings);
+        TimingRules.refuseHistoryShorterThanDays("run", settings);
         ClusteredJobsRule.refuseOnSqlite("run", settings);
         return settings;
     }

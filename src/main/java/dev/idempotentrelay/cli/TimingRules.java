@@ -1,5 +1,7 @@
 package dev.idempotentrelay.cli;
 
+import static dev.idempotentrelay.cli.RelayProperty.DAYS;
+import static dev.idempotentrelay.cli.RelayProperty.HISTORY_DAYS;
 import static dev.idempotentrelay.cli.RelayProperty.MIN_AGE;
 import static dev.idempotentrelay.cli.RelayProperty.READ_TIMEOUT_MS;
 import static dev.idempotentrelay.cli.RelayProperty.SENT_STALE_AFTER;
@@ -30,6 +32,18 @@ final class TimingRules {
             throw new UsageException(command + ": " + settings.origin(SENT_STALE_AFTER) + " (" + settings.get(SENT_STALE_AFTER)
                     + " s) must be above the read timeout, " + settings.origin(READ_TIMEOUT_MS) + " (" + readTimeoutMs
                     + " ms): " + SENT_STALE_AFTER.reason);
+        }
+    }
+
+    /**
+     * A GUID's history outlives its row: kept fewer days than the DONE rows, a purged GUID's resend could meet a ledger
+     * that neither has its row nor remembers that it had one.
+     */
+    static void refuseHistoryShorterThanDays(String command, Settings settings) throws UsageException {
+        if (settings.number(HISTORY_DAYS) < settings.number(DAYS)) {
+            throw new UsageException(command + ": " + settings.origin(HISTORY_DAYS) + " (" + settings.get(HISTORY_DAYS)
+                    + " days) must be at least " + settings.origin(DAYS) + " (" + settings.get(DAYS) + " days): a GUID's history"
+                    + " outlives its row, so that whether a GUID was ever here has an answer after the purge");
         }
     }
 

@@ -11,8 +11,10 @@ import org.apache.camel.Exchange;
  * after, {@code relay_purge_running}, {@code relay_purge_run_rows} (rows deleted so far in the current or last run) and
  * {@code relay_purge_run_seconds} (its duration so far, or in all) show it; each batch's rows are counted at once in
  * {@code relay_state_transitions_total{from="DONE",to="purged"}} and {@code relay_job_rows_total{job="purge",outcome="deleted"}}.
- * The summary line, the body at the end, says how many rows in how many batches and how long: what the one-shot command
- * prints and the timed route logs.
+ * Then the history rows past relay.history.days go the same way ({@link #historyBatch}), counted in
+ * {@code relay_job_rows_total{job="purge",outcome="history-deleted"}}. The summary line, the body at the end, says how
+ * many DONE rows in how many batches and how long, and how many history rows: what the one-shot command prints and the
+ * timed route logs.
  * <p>
  * While channels are sending, the batches take at most a share of the ledger's time ({@code relay.jobs.batch-share}):
  * after a batch that took T, variable {@code batchPauseMs} says to wait T (1 - share) / share before the next, so that
@@ -50,11 +52,12 @@ public class PurgeRun {
         repliesBefore = metrics.repliesSent();
         exchange.setVariable("purgedRows", 0L);
         exchange.setVariable("purgeBatches", 0);
+        exchange.setVariable("purgedHistory", 0L);
     }
 
+    /** After a batch of DONE rows: counted, and the pause before the next. */
     public void batch(Exchange exchange) {
         int batch = RowBatch.rows(exchange);
-        exchange.setVariable("batchRows", batch);
         exchange.setVariable("purgeBatches", exchange.getVariable("purgeBatches", 0, Integer.class) + 1);
         exchange.setVariable("purgedRows", exchange.getVariable("purgedRows", 0L, Long.class) + batch);
         rows += batch;
@@ -62,6 +65,22 @@ public class PurgeRun {
             metrics.transition("DONE", "purged", batch);
             metrics.jobRows("purge", "deleted", batch);
         }
+        pace(exchange, batch);
+    }
+
+    /** After a batch of history rows past relay.history.days: counted, and the pause before the next. */
+    public void historyBatch(Exchange exchange) {
+        int batch = RowBatch.rows(exchange);
+        exchange.setVariable("purgedHistory", exchange.getVariable("purgedHistory", 0L, Long.class) + batch);
+        if (batch > 0) {
+            metrics.jobRows("purge", "history-deleted", batch);
+        }
+        pace(exchange, batch);
+    }
+
+    /** Variable batchRows for the loop, and batchPauseMs: the ledger left to the channels while they send. */
+    private void pace(Exchange exchange, int batch) {
+        exchange.setVariable("batchRows", batch);
         long now = System.nanoTime();
         long replies = metrics.repliesSent();
         long pauseNanos = replies > repliesBefore ? (long) ((now - batchStartedNanos) * (1 - share) / share) : 0;
@@ -81,8 +100,9 @@ public class PurgeRun {
         int batches = exchange.getVariable("purgeBatches", 0, Integer.class);
         metrics.jobRun("purge");
         exchange.setVariable("rowsHandled", deleted);
-        exchange.getMessage().setBody(String.format(Locale.ROOT, "purge: %d deleted in %d %s, %.1f s", deleted, batches,
-                batches == 1 ? "batch" : "batches", seconds()));
+        exchange.getMessage().setBody(String.format(Locale.ROOT, "purge: %d deleted in %d %s, %.1f s; %d history rows past %s days",
+                deleted, batches, batches == 1 ? "batch" : "batches", seconds(), exchange.getVariable("purgedHistory", 0L, Long.class),
+                exchange.getContext().resolvePropertyPlaceholders("{{relay.history.days}}")));
     }
 
     private double seconds() {

@@ -95,4 +95,15 @@ class MoneySafeSettingsTest {
                 + DAYS_WHY, OneShot.run("purge", "--db", db.toString(), "--config", config.toString()));
         assertFalse(Files.exists(db), "a refused purge opens no ledger");
     }
+
+    @Test
+    void purgeAndRunRefuseAHistoryKeptFewerDaysThanTheRows() throws Exception {
+        Path db = dir.resolve("ledger.db");
+        RelayUnderTest.on(db, "http://localhost:1").start().close();
+        String why = ": a GUID's history outlives its row, so that whether a GUID was ever here has an answer after the purge";
+        assertRefused("idempotent-relay: purge: --history-days (20 days) must be at least --days (30 days)" + why,
+                OneShot.run("purge", "--db", db.toString(), "--days", "30", "--history-days", "20"));
+        assertRefused("idempotent-relay: run: RELAY_HISTORY_DAYS (5 days) must be at least relay.purge.days (7 days)" + why,
+                OneShot.withEnvironment(Map.of("RELAY_HISTORY_DAYS", "5"), "run", "--db", db.toString()));
+    }
 }

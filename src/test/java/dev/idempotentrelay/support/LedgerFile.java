@@ -101,6 +101,21 @@ public final class LedgerFile {
         }
     }
 
+    /** Moves a row's updated_at {@code seconds} into the past on either ledger (the time written as the relay writes it). */
+    public void backdate(String guid, long seconds) throws SQLException {
+        String at = queryString("SELECT updated_at FROM tx WHERE guid = '" + guid + "'");
+        java.time.format.DateTimeFormatter format = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+        String earlier = java.time.LocalDateTime.parse(at, format).minusSeconds(seconds).format(format);
+        try (Connection c = DriverManager.getConnection(url);
+                PreparedStatement ps = c.prepareStatement("UPDATE tx SET updated_at = ? WHERE guid = ?")) {
+            ps.setString(1, earlier);
+            ps.setString(2, guid);
+            if (ps.executeUpdate() != 1) {
+                throw new SQLException("no row " + guid);
+            }
+        }
+    }
+
     /** Moves a row's updated_at {@code seconds} into the past, as time passing would. */
     public void age(String guid, long seconds) throws SQLException {
         try (Connection c = DriverManager.getConnection(url);

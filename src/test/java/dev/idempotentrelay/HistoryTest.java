@@ -1,0 +1,234 @@
+package dev.idempotentrelay;
+
+import static dev.idempotentrelay.support.Requests.newGuid;
+import static dev.idempotentrelay.support.Requests.transfer;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.idempotentrelay.core.CoreSimulator;
+import dev.idempotentrelay.support.Await;
+import dev.idempotentrelay.support.Channel;
+import dev.idempotentrelay.support.CoreClient;
+import dev.idempotentrelay.support.LedgerFile;
+import dev.idempotentrelay.support.OneShot;
+import dev.idempotentrelay.support.Ports;
+import dev.idempotentrelay.support.Postgres;
+import dev.idempotentrelay.support.RelayUnderTest;
+import dev.idempotentrelay.telegram.Telegram;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.camel.ProducerTemplate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * SPEC section 5, tx_history, on both ledgers (a real SQLite file, a real PostgreSQL server), through real sockets and
+ * the real core simulator: each path of a transfer leaves exactly the history rows its state changes make, each naming
+ * the relay and the cause; resends answered from the ledger add none. Read as an operator reads it, through GET
+ * /ledger/{guid}/history.
+ */
+class HistoryTest {
+
+    @TempDir
+    Path dir;
+
+    private final List<AutoCloseable> running = new ArrayList<>();
+    private String ledger;
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = running.size() - 1; i >= 0; i--) {
+            running.get(i).close();
+        }
+    }
+
+    private <T extends AutoCloseable> T keep(T closeable) {
+        running.add(closeable);
+        return closeable;
+    }
+
+    private RelayUnderTest relay(String kind, String coreUrl, long readTimeoutMs) throws Exception {
+        ledger = kind.equals("sqlite") ? dir.resolve("ledger.db").toString() : Postgres.shared().newDatabase();
+        RelayUnderTest.Builder builder = kind.equals("sqlite") ? RelayUnderTest.on(Path.of(ledger), coreUrl)
+                : RelayUnderTest.onLedger(ledger, coreUrl);
+        return keep(builder.readTimeoutMs(readTimeoutMs).with("relay.name", "relay-a").with("relay.reprocess.max-attempts", "3").start());
+    }
+
+    private LedgerFile file() {
+        return ledger.startsWith("jdbc:") ? LedgerFile.at(ledger) : new LedgerFile(Path.of(ledger));
+    }
+
+    /** The GUID's history as GET /ledger/{guid}/history answers it: "from>to rsp_code attempts relay cause" per change. */
+    private static List<String> history(RelayUnderTest relay, String guid) throws Exception {
+        List<String> changes = new ArrayList<>();
+        for (JsonNode change : relay.admin().json("/ledger/" + guid + "/history", 200)) {
+            assertTrue(change.get("at").asText().matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d"), change.toString());
+            changes.add(change.get("from_state").asText() + ">" + change.get("to_state").asText() + " " + change.get("rsp_code").asText()
+                    + " " + change.get("attempts").asText() + " " + change.get("relay").asText() + " " + change.get("cause").asText());
+        }
+        return changes;
+    }
+
+    private static String send(RelayUnderTest relay, byte[] request) throws Exception {
+        try (Channel channel = Channel.open(relay.port)) {
+            return Telegram.rspCode(channel.send(request));
+        }
+    }
+
+    private static String runJob(RelayUnderTest relay, String route) {
+        ProducerTemplate template = relay.relay().context().createProducerTemplate();
+        try {
+            return template.requestBody(route, null, String.class);
+        } finally {
+            template.stop();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void aTransferIsClaimedThenDoneAndResendsAnsweredFromTheLedgerAddNothing(String kind) throws Exception {
+        CoreSimulator core = keep(CoreSimulator.start(0, 1_000));
+        RelayUnderTest relay = relay(kind, core.url(), 5_000);
+        String guid = newGuid();
+        assertEquals("0000", send(relay, transfer(guid)));
+        List<String> done = List.of("null>SENT null 1 relay-a channel", "SENT>DONE 0000 1 relay-a channel");
+        assertEquals(done, history(relay, guid));
+
+        // a DONE replay and an E904 change nothing, and add no history row
+        assertEquals("0000", send(relay, transfer(guid)));
+        assertEquals("E904", send(relay, transfer(guid, 1, "another")));
+        assertEquals(done, history(relay, guid));
+
+        // GET /ledger/{guid} ends with the same history
+        JsonNode row = relay.admin().json("/ledger/" + guid, 200);
+        assertEquals(2, row.get("history").size());
+        assertEquals("relay-a", row.get("relay").asText());
+        relay.admin().json("/ledger/" + newGuid() + "/history", 404);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void anE902ThenAResendThatReachesTheCore(String kind) throws Exception {
+        int corePort = Ports.free();
+        RelayUnderTest relay = relay(kind, "http://127.0.0.1:" + corePort, 5_000);
+        String guid = newGuid();
+        assertEquals("E902", send(relay, transfer(guid)));
+        keep(CoreSimulator.start(corePort, 1_000));
+        assertEquals("0000", send(relay, transfer(guid)));
+        assertEquals(List.of("null>SENT null 1 relay-a channel", "SENT>FAILED E902 1 relay-a channel",
+                "FAILED>SENT E902 2 relay-a channel", "SENT>DONE 0000 2 relay-a channel"), history(relay, guid));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void anE901ThenResolveFindsTheTransferAtTheCore(String kind) throws Exception {
+        CoreSimulator core = keep(CoreSimulator.start(0, 1_000));
+        RelayUnderTest relay = relay(kind, core.url(), 300);
+        String guid = newGuid();
+        assertEquals("E901", send(relay, transfer(guid, 10_000, "SLOW lunch")));
+        assertEquals("E901", send(relay, transfer(guid, 10_000, "SLOW lunch"))); // UNKNOWN: answered from the ledger
+        Await.until("the core applied the slow transfer", Duration.ofSeconds(10), () -> new CoreClient(core.url()).inquiryStatus(guid) == 200);
+        file().backdate(guid, 120);
+        assertEquals("resolve: 1 done, 0 failed, 0 kept", runJob(relay, "direct:run-resolve"));
+        assertEquals(List.of("null>SENT null 1 relay-a channel", "SENT>UNKNOWN E901 1 relay-a channel",
+                "UNKNOWN>DONE 0000 1 relay-a resolve"), history(relay, guid));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void anE901ThenResolveFindsNoTransferAtTheCore(String kind) throws Exception {
+        CoreSimulator core = keep(CoreSimulator.start(0, 120_000)); // it applies the transfer long after the relay asks
+        RelayUnderTest relay = relay(kind, core.url(), 300);
+        String guid = newGuid();
+        assertEquals("E901", send(relay, transfer(guid, 10_000, "SLOW lunch")));
+        file().backdate(guid, 120);
+        assertEquals("resolve: 0 done, 1 failed, 0 kept", runJob(relay, "direct:run-resolve"));
+        assertEquals(List.of("null>SENT null 1 relay-a channel", "SENT>UNKNOWN E901 1 relay-a channel",
+                "UNKNOWN>FAILED E902 1 relay-a resolve"), history(relay, guid));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void reprocessUpToTheCapThenNothingMore(String kind) throws Exception {
+        RelayUnderTest relay = relay(kind, "http://127.0.0.1:" + Ports.free(), 5_000); // the core is down throughout
+        String guid = newGuid();
+        assertEquals("E902", send(relay, transfer(guid)));
+        assertEquals("reprocess: 0 done, 1 failed, 0 unknown, 0 skipped", runJob(relay, "direct:run-reprocess"));
+        assertEquals("reprocess: 0 done, 1 failed, 0 unknown, 0 skipped", runJob(relay, "direct:run-reprocess"));
+        // attempts 3 of 3: at the cap, the next run finds nothing to do
+        assertEquals("reprocess: 0 done, 0 failed, 0 unknown, 0 skipped", runJob(relay, "direct:run-reprocess"));
+        assertEquals(List.of("null>SENT null 1 relay-a channel", "SENT>FAILED E902 1 relay-a channel",
+                "FAILED>SENT E902 2 relay-a reprocess", "SENT>FAILED E902 2 relay-a reprocess",
+                "FAILED>SENT E902 3 relay-a reprocess", "SENT>FAILED E902 3 relay-a reprocess"), history(relay, guid));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void aStaleSentRowIsMadeUnknownByAnotherRelaysResolve(String kind) throws Exception {
+        CoreSimulator core = keep(CoreSimulator.start(0, 3_000));
+        RelayUnderTest relay = relay(kind, core.url(), 10_000);
+        String guid = newGuid();
+        // a call that takes its time: its row stays SENT meanwhile, as a relay that died mid-call leaves it
+        CompletableFuture<String> call = CompletableFuture.supplyAsync(() -> {
+            try {
+                return send(relay, transfer(guid, 10_000, "SLOW lunch"));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Await.until("the claim", Duration.ofSeconds(10), () -> file().row(guid) != null);
+        file().backdate(guid, 600);
+        OneShot resolve = OneShot.run("resolve", "--db", ledger, "--core", core.url(), "--min-age", "3600", "--sent-stale-after", "300");
+        assertEquals("resolve: 0 done, 0 failed, 0 kept, 1 stale SENT made UNKNOWN", resolve.summary(), resolve.toString());
+        // the call ends 0000 for its channel, but its result is not recorded over the UNKNOWN: resolve settles it
+        assertEquals("0000", call.get(30, TimeUnit.SECONDS));
+        String resolver = InetAddress.getLocalHost().getHostName() + ":resolve";
+        assertEquals(List.of("null>SENT null 1 relay-a channel", "SENT>UNKNOWN E901 1 " + resolver + " stale-sent"), history(relay, guid));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void aPurgedGuidsHistoryOutlivesItsRow(String kind) throws Exception {
+        CoreSimulator core = keep(CoreSimulator.start(0, 1_000));
+        RelayUnderTest relay = relay(kind, core.url(), 5_000);
+        String guid = newGuid();
+        byte[] request = transfer(guid);
+        assertEquals("0000", send(relay, request));
+        file().backdate(guid, 8 * 24 * 3_600);
+        assertTrue(runJob(relay, "direct:run-purge").startsWith("purge: 1 deleted in 1 batch, "));
+        List<String> purged = List.of("null>SENT null 1 relay-a channel", "SENT>DONE 0000 1 relay-a channel",
+                "DONE>purged 0000 1 relay-a purge");
+        assertEquals(purged, history(relay, guid));
+        // GET /ledger/{guid}: no row, and the history that says it was here
+        JsonNode missing = relay.admin().json("/ledger/" + guid, 404);
+        assertEquals(3, missing.get("history").size());
+        assertEquals("purged", missing.get("history").get(2).get("to_state").asText());
+        assertEquals(null, file().row(guid));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void historyOlderThanItsDaysIsDeletedByThePurgeInBatches(String kind) throws Exception {
+        RelayUnderTest relay = relay(kind, "http://127.0.0.1:" + Ports.free(), 5_000);
+        LedgerFile rows = file();
+        java.time.format.DateTimeFormatter format = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+        java.time.LocalDateTime now = java.time.LocalDateTime.now(java.time.ZoneOffset.UTC);
+        for (int i = 0; i < 30; i++) {
+            String at = now.minusDays(i < 25 ? 100 : 80).format(format);
+            rows.execute("INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause) VALUES ('"
+                    + String.format("OLD%029d", i) + "', '" + at + "', 'DONE', 'purged', '0000', 1, 'relay-z', 'purge')");
+        }
+        OneShot purge = OneShot.withEnvironment(java.util.Map.of("RELAY_JOBS_BATCH_SIZE", "10"), "purge", "--db", ledger, "--days", "7");
+        assertTrue(purge.summary().matches("purge: 0 deleted in 1 batch, \\d+\\.\\d s; 25 history rows past 90 days"), purge.toString());
+        assertEquals(5, rows.queryLong("SELECT COUNT(*) FROM tx_history WHERE guid LIKE 'OLD%'"));
+        assertEquals(5, rows.queryLong("SELECT COUNT(*) FROM tx_history WHERE at > '" + now.minusDays(90).format(format) + "'"));
+    }
+}
