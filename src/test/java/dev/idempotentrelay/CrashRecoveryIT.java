@@ -97,6 +97,7 @@ class CrashRecoveryIT {
                 cutShort.addAll(ledger.guids("state = 'SENT'"));
                 assertEquals(List.of(), failures, "every answer a channel got was 0000 or E903");
                 assertEquals("ok", ledger.queryString("PRAGMA integrity_check"), "after kill " + cycle);
+                assertHistoryMatchesTheLedger(ledger, "after kill " + cycle);
             }
 
             // the calls that the kills cut short: resolve asks the core about every stale SENT, never resends one; the
@@ -126,10 +127,31 @@ class CrashRecoveryIT {
             }
             assertEquals(written.size(), coreView.calls(), "the core saw no POST beyond one per GUID");
             assertEquals("ok", ledger.queryString("PRAGMA integrity_check"));
+            assertHistoryMatchesTheLedger(ledger, "at the end");
             System.out.printf("crash recovery: %d kills, %d GUIDs, %d left SENT by the kills, %d resent after the last kill%n",
                     CYCLES, written.size(), cutShort.size(), unanswered.size());
             assertTrue(cutShort.size() > 0, "the kills hit calls in flight");
         }
+    }
+
+    /**
+     * Whatever a kill cut short, no state change is without its history row and no history row without its change: each
+     * GUID's history starts with its claim, each change starts from the state the one before ended in, and the last ends
+     * in the row's state; no history names a GUID without a row (nothing was purged).
+     */
+    private static void assertHistoryMatchesTheLedger(LedgerFile ledger, String when) throws Exception {
+        assertEquals(0, ledger.queryLong("SELECT COUNT(*) FROM tx WHERE NOT EXISTS (SELECT 1 FROM tx_history h WHERE h.guid = tx.guid)"),
+                "rows without history " + when);
+        assertEquals(0, ledger.queryLong("SELECT COUNT(*) FROM tx_history h WHERE NOT EXISTS (SELECT 1 FROM tx WHERE tx.guid = h.guid)"),
+                "history without a row " + when);
+        assertEquals(0, ledger.queryLong("SELECT COUNT(*) FROM tx JOIN tx_history h ON h.guid = tx.guid"
+                + " WHERE h.id = (SELECT MAX(id) FROM tx_history WHERE guid = tx.guid) AND h.to_state <> tx.state"),
+                "rows whose last history row is not their state " + when);
+        assertEquals(0, ledger.queryLong("SELECT COUNT(*) FROM tx_history h WHERE h.from_state IS NOT"
+                + " (SELECT p.to_state FROM tx_history p WHERE p.guid = h.guid AND p.id < h.id ORDER BY p.id DESC LIMIT 1)"),
+                "history rows that do not start where the one before ended " + when);
+        assertTrue(ledger.queryLong("SELECT COUNT(*) FROM tx_history") >= 2 * ledger.queryLong("SELECT COUNT(*) FROM tx WHERE state = 'DONE'"),
+                "a claim and a result for each DONE row " + when);
     }
 
     private JarProcess start(String how, String... run) throws Exception {

@@ -302,4 +302,22 @@ class SeveralRelaysOneLedgerTest {
         assertTrue(missing.err.get(0).startsWith("idempotent-relay: ledger stats: cannot read ledger jdbc:postgresql:"), missing.toString());
         assertTrue(!missing.err.get(0).contains("s3cret"), missing.toString());
     }
+
+    @Test
+    void eachRelayNamesItselfInTheHistoryRowsItWrote() throws Exception {
+        RelayUnderTest a = RelayUnderTest.onLedger(ledger, core.url()).with("relay.name", "relay-a").start();
+        relays.add(a);
+        RelayUnderTest b = RelayUnderTest.onLedger(ledger, core.url()).with("relay.name", "relay-b").start();
+        relays.add(b);
+        String viaA = newGuid();
+        String viaB = newGuid();
+        assertEquals("0000", Telegram.rspCode(send(a, transfer(viaA))));
+        assertEquals("0000", Telegram.rspCode(send(b, transfer(viaB))));
+        // a resend of A's transfer to B is answered from the ledger: B writes nothing
+        assertEquals("0000", Telegram.rspCode(send(b, transfer(viaA))));
+        LedgerFile rows = LedgerFile.at(ledger);
+        assertEquals(List.of("relay-a", "relay-a"), rows.strings("SELECT relay FROM tx_history WHERE guid = '" + viaA + "' ORDER BY id"));
+        assertEquals(List.of("relay-b", "relay-b"), rows.strings("SELECT relay FROM tx_history WHERE guid = '" + viaB + "' ORDER BY id"));
+        assertEquals(List.of("SENT", "DONE"), rows.strings("SELECT to_state FROM tx_history WHERE guid = '" + viaB + "' ORDER BY id"));
+    }
 }

@@ -142,6 +142,19 @@ public final class LedgerFile {
         return guids;
     }
 
+    /** The first column of every row a query returns, as text. */
+    public java.util.List<String> strings(String sql) throws SQLException {
+        java.util.List<String> values = new java.util.ArrayList<>();
+        try (Connection c = DriverManager.getConnection(url);
+                PreparedStatement ps = c.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                values.add(rs.getString(1));
+            }
+        }
+        return values;
+    }
+
     public long count() throws SQLException {
         return queryLong("SELECT COUNT(*) FROM tx");
     }
