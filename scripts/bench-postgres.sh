@@ -19,7 +19,7 @@ WARMUP=${WARMUP:-30}
 CONNECTIONS=${CONNECTIONS:-32}
 RUNS=${RUNS:-sqlite pg-1 pg-2}
 PG_OPTS=${PG_OPTS:-}
-JAR=target/idempotent-relay.jar
+JAR=${JAR:-target/idempotent-relay.jar}
 [ -f "$JAR" ] || mvn -B -q package -DskipTests
 SHARED=../shared/bench/c
 BIN=$(mktemp -d)

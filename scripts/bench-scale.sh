@@ -8,7 +8,8 @@
 #                10 million): the timer's first run comes one --purge-every after the start, PURGE_AT seconds into the
 #                measured window
 #   purge-cron   the same, but the one-shot purge command deletes them beside a relay running with --no-jobs, as from cron
-# Each run: WARMUP seconds of load, then DURATION seconds measured (throughput, p50/p99/max), with the replies of every
+# Each run: WARMUP seconds of load, then DURATION seconds measured (throughput, p50/p99/max), five scrapes of /metrics
+# timed after it, with the replies of every
 # second of the run (loadgen -s 1) and, every second, the relay's purge progress from /metrics: a stall shows as a dip.
 # The full ledger is made once per kind by a generator in SQL (SQLite's recursive WITH through python3's sqlite3,
 # PostgreSQL's generate_series), in transactions of a million rows, then copied for each run that needs it.
@@ -29,7 +30,7 @@ DURATION=${DURATION:-60}
 PURGE_AT=${PURGE_AT:-5}
 LEDGERS=${LEDGERS:-sqlite postgresql}
 RUNS=${RUNS:-empty full purge purge-cron}
-JAR=target/idempotent-relay.jar
+JAR=${JAR:-target/idempotent-relay.jar}
 [ -f "$JAR" ] || mvn -B -q package -DskipTests
 SHARED=../shared/bench/c
 BIN=$(mktemp -d)
@@ -186,6 +187,9 @@ run() { # kind name db [relay flags...]
   if [ "$name" = purge ]; then
     grep -h "purge: " "$work/$kind-$name.log" | sed 's/^.*\(purge: \)/  the relay'"'"'s purge: \1/' || echo "  (no purge run ended within the run)"
   fi
+  echo "  GET /metrics after the load, five scrapes: $(for _ in 1 2 3 4 5; do
+    curl -s -o /dev/null -w '%{time_total} ' "http://127.0.0.1:$admin_port/metrics"; done |
+    python3 -c 'import sys; t = sorted(float(x) * 1000 for x in sys.stdin.read().split()); print("median %.1f ms, max %.1f ms" % (t[2], t[4]))')"
   kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
   report "$kind-$name"
   echo "  core POSTs $(( $(posts) - p0 ))"
