@@ -8,7 +8,7 @@
 #     session is never resumed, so each handshake is a full one.
 # Besides throughput and latency, each run prints the CPU time the relay and the bench spent per transfer: on a
 # machine shared with other work the throughput says how much CPU was left over, the CPU per transfer what TLS costs.
-# Certificates are made with keytool into a temporary folder (EC P-256, as in the README's example).
+# Certificates are made with keytool into a temporary folder (EC P-256, as in the example of docs/security.md).
 #   scripts/bench-tls.sh                       # 15 s measured per run, after 5 s of the bench's warm-up
 #   DURATION=30 WARMUP=10 PREWARM=20 scripts/bench-tls.sh
 set -euo pipefail

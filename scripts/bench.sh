@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark: the core simulator and a relay on a fresh ledger, then `bench` at 1, 8, 32 and 128
 # connections (new GUIDs), and at 32 connections with resends of DONE GUIDs only. Prints the figures
-# that BENCHMARKS.md records. Everything runs on this machine, on loopback.
+# that docs/performance.md describes. Everything runs on this machine, on loopback.
 #   scripts/bench.sh                  # 15 s measured per run, after 5 s of the bench's own warm-up
 #   DURATION=30 WARMUP=10 scripts/bench.sh   # longer runs, longer warm-up (WARMUP=0: none)
 #   RELAY_OPTS="-Xmx256m" ...         # JVM options of the relay (default: scripts/common.sh); -Dkey=value overrides a property

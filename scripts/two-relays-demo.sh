@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Demo of README "Several relays, one ledger": a PostgreSQL server, two relays on it, a transfer sent to one and
+# Demo of docs/several-relays.md: a PostgreSQL server, two relays on it, a transfer sent to one and
 # resent to the other (the stored reply, the core called once), then one relay killed and the other still serving.
 # Everything on this machine, on loopback; it stops what it started. Needs PostgreSQL's server binaries
 # (Debian: apt-get install postgresql) and target/idempotent-relay.jar (mvn -B package -DskipTests).
@@ -36,9 +36,14 @@ done
 
 GUID=0123456789ABCDEF0123456789ABCDEF
 echo "== send to A, resend the same GUID to B"
-java -jar "$JAR" send --port 9101 --guid "$GUID" --from 1002003004005006 --to 2003004005006007 --amount 10000 --memo "lunch money" | grep reply
-java -jar "$JAR" send --port 9102 --guid "$GUID" --from 1002003004005006 --to 2003004005006007 --amount 10000 --memo "lunch money" | grep reply
-echo "core: $(curl -s localhost:9201/_stats)"
+first=$(java -jar "$JAR" send --port 9101 --guid "$GUID" --from 1002003004005006 --to 2003004005006007 --amount 10000 --memo "lunch money" | grep reply)
+again=$(java -jar "$JAR" send --port 9102 --guid "$GUID" --from 1002003004005006 --to 2003004005006007 --amount 10000 --memo "lunch money" | grep reply)
+printf '%s\n%s\n' "$first" "$again"
+stats=$(curl -s localhost:9201/_stats)
+echo "core: $stats"
+# (.ci/run runs this demo: it fails unless the resend got the same reply and the core was called once)
+[ "$first" = "$again" ] || { echo "the resend to B got another reply"; exit 1; }
+case "$stats" in *'"calls":1,'*) ;; *) echo "the core was not called exactly once"; exit 1 ;; esac
 
 echo "== kill relay B (SIGKILL); A still serves, and its ledger is the same"
 kill -9 "${pids[1]}"

@@ -27,7 +27,7 @@ import javax.net.ssl.X509ExtendedKeyManager;
 import javax.net.ssl.X509KeyManager;
 
 /**
- * Certificates made for the tests with the JDK's keytool, as the README's example makes them: a CA of the channels
+ * Certificates made for the tests with the JDK's keytool, as the example of docs/security.md makes them: a CA of the channels
  * that signs the relay's certificate (CN=localhost, for localhost and 127.0.0.1) and the channels' certificates
  * (CN=MOB1, and CN=1 to try a channel id that is a number), a truststore holding that CA's certificate, and a second
  * CA with its own CN=MOB1 certificate, which the relay must not trust. Made once per JVM into a temporary folder

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Launch to listening: starts the relay STARTS times, one after another, each on a fresh SQLite ledger and free ports
+# (no core is needed to start), and prints the wall time from the command to its 'listening on port' line (polled
+# every 20 ms, as scripts/bench.sh does), then stops it with SIGTERM. docs/performance.md, "Start".
+#   scripts/start-time.sh                                   # bin/idempotent-relay run --no-jobs, 5 starts (train it first)
+#   STARTS=3 RELAY="java -jar target/idempotent-relay.jar" scripts/start-time.sh
+#   ARGS="" scripts/start-time.sh                           # with the timed jobs (Quartz)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/common.sh
+STARTS=${STARTS:-5}
+RELAY=${RELAY:-bin/idempotent-relay}
+ARGS=${ARGS---no-jobs}
+[ -f target/idempotent-relay.jar ] || mvn -B -q package -DskipTests
+work=$(mktemp -d)
+relay_pid=
+cleanup() { [ -n "$relay_pid" ] && kill "$relay_pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+for i in $(seq 1 "$STARTS"); do
+  rm -f "$work"/start.db*
+  launched=$(date +%s%N)
+  # shellcheck disable=SC2086
+  $RELAY run $ARGS --db "$work/start.db" --port "$(free_port)" --core "http://localhost:$(free_port)" \
+      --admin-port "$(free_port)" > "$work/relay.log" 2>&1 &
+  relay_pid=$!
+  for _ in $(seq 1 1500); do grep -q "listening on port" "$work/relay.log" 2>/dev/null && break; sleep 0.02; done
+  listening=$(date +%s%N)
+  grep -q "listening on port" "$work/relay.log" || { echo "the relay did not start:"; cat "$work/relay.log"; exit 1; }
+  echo "start $i: listening $(( (listening - launched) / 1000000 )) ms after launch ($RELAY run $ARGS)"
+  kill "$relay_pid"; wait "$relay_pid" 2>/dev/null || true; relay_pid=
+done
