@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.camel.CamelContext;
+import org.apache.camel.Header;
 import org.apache.camel.NamedNode;
 import org.apache.camel.api.management.ManagedCamelContext;
 import org.apache.camel.api.management.mbean.ManagedRouteMBean;
@@ -64,6 +65,19 @@ public class RouteReport {
         report.put("rests", definitions(dumper, context, model.getRestDefinitions()));
         report.put("routeConfigurations", definitions(dumper, context, model.getRouteConfigurationDefinitions()));
         return YAML.writeValueAsString(report);
+    }
+
+    /**
+     * The YAML DSL of one route or route configuration (GET /routes/{routeId}.yaml), as in {@link #yaml}, or null when
+     * the relay has none of that id.
+     */
+    public String routeYaml(CamelContext context, @Header("routeId") String routeId) throws Exception {
+        Model model = context.getCamelContextExtension().getContextPlugin(Model.class);
+        NamedNode node = model.getRouteDefinition(routeId);
+        if (node == null) {
+            node = model.getRouteConfigurationDefinitions().stream().filter(c -> routeId.equals(c.getId())).findFirst().orElse(null);
+        }
+        return node == null ? null : dump(PluginHelper.getModelToYAMLDumper(context), context, node);
     }
 
     private static List<Map<String, Object>> definitions(ModelToYAMLDumper dumper, CamelContext context,
