@@ -44,6 +44,8 @@ public final class RelayDiagram {
         }
         diagram.line("@startuml");
         diagram.line("!pragma layout smetana");
+        // a telegram travels from left to right; the routes that a verb or a timer starts stack up
+        diagram.line("left to right direction");
         diagram.line("skinparam shadowing false");
         diagram.line("skinparam backgroundColor #FFFFFF");
         diagram.line("skinparam defaultTextAlignment center");

@@ -94,6 +94,25 @@ public final class RoutePictures {
         return targets;
     }
 
+    /**
+     * Every picture without counts, each linking to the others as files beside it: {@value #RELAY} first, then each
+     * route and route configuration by its id, to its SVG.
+     *
+     * @throws IllegalArgumentException when a route or route configuration is named {@value #RELAY}
+     */
+    public Map<String, String> drawAll(String title) {
+        if (has(RELAY)) {
+            throw new IllegalArgumentException("a route or route configuration named " + RELAY
+                    + " would be drawn over the whole relay's picture, " + RELAY + ".svg");
+        }
+        Map<String, String> svgs = new LinkedHashMap<>();
+        svgs.put(RELAY, Svg.draw(relaySource(title, Counts.NONE, Links.SIBLING_FILES)));
+        for (String id : ids()) {
+            svgs.put(id, Svg.draw(source(id, Counts.NONE, Links.SIBLING_FILES)));
+        }
+        return svgs;
+    }
+
     /** Whether {@code id} names a route or a route configuration of this model. */
     public boolean has(String id) {
         return routes.containsKey(id) || configurations.containsKey(id);
