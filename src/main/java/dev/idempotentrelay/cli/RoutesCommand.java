@@ -1,11 +1,13 @@
 package dev.idempotentrelay.cli;
 
+import dev.idempotentrelay.Relay;
 import dev.idempotentrelay.diagram.RouteFiles;
 import dev.idempotentrelay.diagram.RoutePictures;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -34,7 +36,7 @@ final class RoutesCommand {
         try {
             files = RouteFiles.load(patterns);
         } catch (IllegalArgumentException e) {
-            throw new UsageException("routes: the route files cannot be read: " + e.getMessage().lines().findFirst().orElse(""));
+            throw new UsageException("routes: the route files cannot be read: " + where(Relay.rootMessage(e)));
         }
         try (files) {
             Map<String, String> svgs = new RoutePictures(files.model()).drawAll(builtIn.getProperty("camel.main.name"));
@@ -49,5 +51,17 @@ final class RoutesCommand {
         } catch (IOException e) {
             throw new UsageException("routes: cannot write into --out " + out + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * The YAML DSL's message on one line: "Unknown node id: x" and the line under it, " in file:DIR/a.camel.yaml,
+     * line 6, column 11:" (then the file's line and a caret, left out).
+     */
+    private static String where(String message) {
+        List<String> lines = message.lines().toList();
+        if (lines.size() > 1 && lines.get(1).startsWith(" in ")) {
+            return lines.get(0) + lines.get(1).replaceFirst(":$", "");
+        }
+        return lines.isEmpty() ? message : lines.get(0);
     }
 }

@@ -16,7 +16,8 @@ import org.apache.camel.model.Model;
  * The route pictures of the admin endpoint, drawn from the running relay's route model with its live counts:
  * GET /routes/{routeId}.svg (a route or route configuration), GET /routes.svg (the whole relay) and GET / (a page
  * with all of them, refreshed every few seconds). Each step's counts come from {@link StepCounter}, each route's from
- * camel-management's route statistics. A picture links each route it names to {@code /routes/<id>.svg}.
+ * camel-management's route statistics (those done and those in flight). A picture links each route it names to
+ * {@code /routes/<id>.svg}.
  */
 public class RoutePage {
 
@@ -121,7 +122,9 @@ public class RoutePage {
             @Override
             public StepCount route(String routeId) {
                 ManagedRouteMBean route = managed == null ? null : managed.getManagedRoute(routeId);
-                return route == null ? null : new StepCount(route.getExchangesTotal(), route.getExchangesFailed());
+                // those in flight too, as the steps count an exchange when it reaches them: the page's own route is one
+                return route == null ? null
+                        : new StepCount(route.getExchangesTotal() + route.getExchangesInflight(), route.getExchangesFailed());
             }
         };
     }
