@@ -151,7 +151,8 @@ public final class RoutePictures {
         return Boolean.TRUE.equals(route.isRest());
     }
 
-    private static String fileOf(Object definition) {
+    /** The name of the file a definition was loaded from, such as claim-guid.camel.yaml, or null. */
+    public static String fileOf(Object definition) {
         Resource resource = definition instanceof ResourceAware aware ? aware.getResource() : null;
         if (resource == null || resource.getLocation() == null) {
             return null;
