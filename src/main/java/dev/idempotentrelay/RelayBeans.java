@@ -25,7 +25,9 @@ import dev.idempotentrelay.ops.LedgerTransition;
 import dev.idempotentrelay.ops.LedgerWritableHealthCheck;
 import dev.idempotentrelay.ops.RelayMetrics;
 import dev.idempotentrelay.ops.ReplyCounter;
+import dev.idempotentrelay.ops.RoutePage;
 import dev.idempotentrelay.ops.RouteReport;
+import dev.idempotentrelay.ops.StepCounter;
 import dev.idempotentrelay.telegram.CoreAnswerReader;
 import dev.idempotentrelay.telegram.CoreTransferRequest;
 import dev.idempotentrelay.telegram.TelegramReply;
@@ -196,7 +198,7 @@ public class RelayBeans implements CamelConfiguration {
         metrics.setting("max-attempts", number(context, "relay.reprocess.max-attempts"));
         metrics.setting("read-timeout", number(context, "relay.core.read-timeout-ms") / 1000.0);
 
-        // operations: GET /health, GET /routes, the GUID in every log line's MDC, account numbers masked in logs
+        // operations: GET /health, GET /routes, the route pictures, the GUID in every log line's MDC, account numbers masked in logs
         LedgerWritableHealthCheck ledgerWritable = new LedgerWritableHealthCheck();
         ledgerWritable.setDataSource(ledger);
         ledgerWritable.setGroupCommit(groupCommit);
@@ -205,6 +207,13 @@ public class RelayBeans implements CamelConfiguration {
         health.setCoreCalls(coreCalls);
         beans.bind("healthReport", health);
         beans.bind("routeReport", new RouteReport());
+        // the route pictures (GET /, /routes.svg, /routes/{id}.svg), with each step's counts when the relay keeps them
+        StepCounter steps = null;
+        if (Boolean.parseBoolean(text(context, "relay.admin.enabled")) && Boolean.parseBoolean(text(context, "relay.admin.step-counts"))) {
+            steps = new StepCounter();
+            context.getCamelContextExtension().addInterceptStrategy(steps);
+        }
+        beans.bind("routePage", new RoutePage(steps));
         beans.bind("ledgerRowView", new LedgerRowView());
         GuidMdcInterceptStrategy guidMdc = new GuidMdcInterceptStrategy();
         beans.bind("guidMdc", guidMdc);

@@ -38,7 +38,8 @@ class AdminTokenTest {
         try (RelayUnderTest relay = relay().environment(Map.of("RELAY_ADMIN_TOKEN", TOKEN)).start()) {
             AdminClient anonymous = relay.admin();
             assertEquals(200, anonymous.get("/health").statusCode());
-            for (String path : List.of("/metrics", "/routes", "/ledger?state=DONE", "/ledger/0123456789ABCDEF0123456789ABCDEF", "/no-such-path")) {
+            for (String path : List.of("/metrics", "/routes", "/ledger?state=DONE", "/ledger/0123456789ABCDEF0123456789ABCDEF", "/no-such-path",
+                    "/", "/routes.svg", "/routes/claim-guid.svg", "/routes/claim-guid.yaml", "/routes/no-such-route.svg")) {
                 HttpResponse<String> refused = anonymous.get(path);
                 assertEquals(401, refused.statusCode(), path);
                 assertEquals("Bearer", refused.headers().firstValue("WWW-Authenticate").orElse(null), path);
@@ -53,6 +54,12 @@ class AdminTokenTest {
             assertEquals(200, admin.get("/ledger?state=DONE").statusCode());
             assertEquals(404, admin.get("/ledger/0123456789ABCDEF0123456789ABCDEF").statusCode());
             assertEquals(404, admin.get("/no-such-path").statusCode());
+            // the route pictures and their page, as every path but /health
+            assertEquals(200, admin.get("/").statusCode());
+            assertEquals(200, admin.get("/routes.svg").statusCode());
+            assertEquals(200, admin.get("/routes/claim-guid.svg").statusCode());
+            assertEquals(200, admin.get("/routes/claim-guid.yaml").statusCode());
+            assertEquals(404, admin.get("/routes/no-such-route.svg").statusCode());
             assertEquals(200, anonymous.withAuthorization("bearer " + TOKEN).get("/metrics").statusCode());
             // /health stays open, with or without a header
             assertEquals(200, anonymous.withToken("wrong").get("/health").statusCode());

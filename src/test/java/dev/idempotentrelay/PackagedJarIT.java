@@ -17,7 +17,9 @@ import dev.idempotentrelay.support.JarProcess;
 import dev.idempotentrelay.support.LedgerFile;
 import dev.idempotentrelay.support.Ports;
 import dev.idempotentrelay.support.Requests;
+import dev.idempotentrelay.support.SvgText;
 import dev.idempotentrelay.telegram.Telegram;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -80,8 +82,20 @@ class PackagedJarIT {
             assertEquals(1, admin.metric("relay_replies_total{code=\"0000\"}"));
             assertEquals("DONE", admin.json("/ledger/" + guid, 200).get("state").asText());
             assertTrue(admin.routes().get("routes").size() > 0);
+            // the route pictures: PlantUML inside the jar draws them, with the transfer on its branch
+            HttpResponse<String> callCore = admin.get("/routes/call-core.svg");
+            assertEquals(200, callCore.statusCode(), callCore.body());
+            assertEquals(1, SvgText.of(callCore.body()).countUnder("core-accepted").orElse(-1), callCore.body());
+            assertTrue(SvgText.of(admin.get("/routes.svg").body()).has("receive-telegram"));
+            assertEquals(200, admin.get("/").statusCode());
             relay.terminate();
-            for (JarProcess process : List.of(relay, send, resolve, stats)) {
+
+            // the same pictures drawn from the jar's route files alone, without a relay
+            JarProcess routes = JarProcess.run(dir, "routes", "--out", "pictures");
+            assertEquals(0, routes.exitCode(), routes.errors().toString());
+            assertEquals(List.of("routes: drew " + names(dir.resolve("pictures")).size() + " pictures into pictures"), routes.output());
+            assertTrue(names(dir.resolve("pictures")).containsAll(List.of("relay.svg", "call-core.svg", "channel-replies.svg")));
+            for (JarProcess process : List.of(relay, send, resolve, stats, routes)) {
                 printed.addAll(process.output());
                 printed.addAll(process.errors());
             }

@@ -39,7 +39,8 @@ class RouteFilesTest {
             "resolve", List.of("resolve-unknown", "run-resolve", "inquire-core"),
             "reprocess", List.of("reprocess-failed", "run-reprocess", "resend-failed"),
             "purge", List.of("purge-ledger", "run-purge"),
-            "admin-api", List.of("admin-health", "admin-metrics", "admin-ledger-row", "admin-ledger-list", "admin-routes"),
+            "admin-api", List.of("admin-health", "admin-metrics", "admin-ledger-row", "admin-ledger-list", "admin-routes",
+                    "admin-route-page", "admin-relay-picture", "admin-route-picture", "admin-route-yaml", "admin-no-such-route"),
             "route-configuration", List.of());
 
     @Test

@@ -6,7 +6,7 @@ import java.util.Map;
 /** Entry point of {@code idempotent-relay.jar}: dispatches to the command named first (SPEC section 7). */
 public final class RelayCommand {
 
-    static final List<String> COMMANDS = List.of("run", "resolve", "reprocess", "purge", "core-sim", "send", "ledger", "bench");
+    static final List<String> COMMANDS = List.of("run", "resolve", "reprocess", "purge", "core-sim", "send", "ledger", "bench", "routes");
 
     static final String USAGE = String.join("\n",
             "usage: java -jar idempotent-relay.jar COMMAND [flags]",
@@ -26,6 +26,7 @@ public final class RelayCommand {
             "             each with [--db PATH|URL] [--db-user U] [--config FILE]",
             "  bench      [--host H] [--port N] [--connections C] [--duration S] [--warmup W] [--resend-ratio R]",
             "             [--channel C] [--tls-truststore PATH] [--tls-keystore PATH] [--blocking] [--reconnect]",
+            "  routes     [--routes DIR] [--out DIR]   the route pictures (SVG) from the route files, without starting them",
             "A --config FILE is read over the built-in application.properties, RELAY_* variables (RELAY_PORT for",
             "relay.port) over it, the flags over everything. --db is a SQLite file or jdbc:postgresql://HOST[:PORT]/DB;",
             "the PostgreSQL password comes only from RELAY_DB_PASSWORD.");
@@ -69,6 +70,10 @@ public final class RelayCommand {
                     return LedgerCommand.run(args, environment);
                 case "bench":
                     return BenchCommand.run(args);
+                case "routes":
+                    // its one line on stdout; Camel's INFO lines on loading the files would bury it
+                    quietLogs();
+                    return RoutesCommand.run(args);
                 case "resolve":
                 case "reprocess":
                 case "purge":

@@ -61,6 +61,7 @@ enum RelayProperty {
     ADMIN_ENABLED("relay.admin.enabled", null, bool()),
     ADMIN_HOST("relay.admin.host", "admin-host", address()),
     ADMIN_PORT("relay.admin.port", "admin-port", port()),
+    ADMIN_STEP_COUNTS("relay.admin.step-counts", null, bool()),
     TLS_KEYSTORE("relay.tls.keystore", "tls-keystore", anything()),
     TLS_TRUSTSTORE("relay.tls.truststore", "tls-truststore", anything()),
     CHANNEL_ALLOW("relay.channel.allow", "channel-allow", cidrs());

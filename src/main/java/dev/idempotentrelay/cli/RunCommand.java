@@ -86,7 +86,7 @@ final class RunCommand {
             }
         }
         if (flags.has("routes")) {
-            settings.flag("routes", "camel.main.routes-include-pattern", routesPattern(flags.get("routes", null)));
+            settings.flag("routes", "camel.main.routes-include-pattern", routesPattern("run", flags.get("routes", null)));
         }
         if (flags.has("no-jobs")) {
             settings.flag("no-jobs", RelayProperty.JOBS_ENABLED.key, "false");
@@ -108,22 +108,22 @@ final class RunCommand {
     }
 
     /** A folder of *.camel.yaml files, by its real path: a symbolic link as the folder loads no route. */
-    private static String routesPattern(String dir) throws UsageException {
+    static String routesPattern(String command, String dir) throws UsageException {
         Path folder;
         try {
             folder = Path.of(dir).toRealPath();
         } catch (IOException | RuntimeException e) {
-            throw new UsageException("run: --routes " + dir + " is not a folder");
+            throw new UsageException(command + ": --routes " + dir + " is not a folder");
         }
         if (!Files.isDirectory(folder)) {
-            throw new UsageException("run: --routes " + dir + " is not a folder");
+            throw new UsageException(command + ": --routes " + dir + " is not a folder");
         }
         try (Stream<Path> files = Files.list(folder)) {
             if (files.noneMatch(f -> f.getFileName().toString().endsWith(".camel.yaml"))) {
-                throw new UsageException("run: --routes " + dir + " holds no *.camel.yaml route");
+                throw new UsageException(command + ": --routes " + dir + " holds no *.camel.yaml route");
             }
         } catch (IOException e) {
-            throw new UsageException("run: --routes " + dir + " cannot be read: " + e.getMessage());
+            throw new UsageException(command + ": --routes " + dir + " cannot be read: " + e.getMessage());
         }
         return "file:" + folder + "/*.camel.yaml";
     }

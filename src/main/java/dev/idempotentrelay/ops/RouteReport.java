@@ -2,20 +2,20 @@ package dev.idempotentrelay.ops;
 
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.idempotentrelay.diagram.RoutePictures;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.camel.CamelContext;
+import org.apache.camel.Header;
 import org.apache.camel.NamedNode;
 import org.apache.camel.api.management.ManagedCamelContext;
 import org.apache.camel.api.management.mbean.ManagedRouteMBean;
 import org.apache.camel.model.Model;
 import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.spi.ModelToYAMLDumper;
-import org.apache.camel.spi.Resource;
-import org.apache.camel.spi.ResourceAware;
 import org.apache.camel.support.PluginHelper;
 
 /**
@@ -43,7 +43,7 @@ public class RouteReport {
         for (RouteDefinition route : definitions) {
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("id", route.getRouteId());
-            entry.put("file", fileOf(route.getResource() != null || route.getRestDefinition() == null
+            entry.put("file", RoutePictures.fileOf(route.getResource() != null || route.getRestDefinition() == null
                     ? route : route.getRestDefinition()));
             entry.put("status", context.getRouteController().getRouteStatus(route.getRouteId()).name());
             ManagedRouteMBean stats = managed == null ? null : managed.getManagedRoute(route.getRouteId());
@@ -66,13 +66,26 @@ public class RouteReport {
         return YAML.writeValueAsString(report);
     }
 
+    /**
+     * The YAML DSL of one route or route configuration (GET /routes/{routeId}.yaml), as in {@link #yaml}, or null when
+     * the relay has none of that id.
+     */
+    public String routeYaml(CamelContext context, @Header("routeId") String routeId) throws Exception {
+        Model model = context.getCamelContextExtension().getContextPlugin(Model.class);
+        NamedNode node = model.getRouteDefinition(routeId);
+        if (node == null) {
+            node = model.getRouteConfigurationDefinitions().stream().filter(c -> routeId.equals(c.getId())).findFirst().orElse(null);
+        }
+        return node == null ? null : dump(PluginHelper.getModelToYAMLDumper(context), context, node);
+    }
+
     private static List<Map<String, Object>> definitions(ModelToYAMLDumper dumper, CamelContext context,
             List<? extends NamedNode> nodes) throws Exception {
         List<Map<String, Object>> entries = new ArrayList<>();
         for (NamedNode node : nodes) {
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("id", node.getId());
-            entry.put("file", fileOf(node));
+            entry.put("file", RoutePictures.fileOf(node));
             entry.put("yaml", dump(dumper, context, node));
             entries.add(entry);
         }
@@ -81,15 +94,5 @@ public class RouteReport {
 
     private static String dump(ModelToYAMLDumper dumper, CamelContext context, NamedNode node) throws Exception {
         return dumper.dumpModelAsYaml(context, node, true, false, false, false);
-    }
-
-    /** The file name the definition was loaded from, such as receive-telegram.camel.yaml. */
-    private static String fileOf(Object definition) {
-        Resource resource = definition instanceof ResourceAware aware ? aware.getResource() : null;
-        if (resource == null || resource.getLocation() == null) {
-            return null;
-        }
-        String location = resource.getLocation();
-        return location.substring(Math.max(location.lastIndexOf('/'), location.lastIndexOf(':')) + 1);
     }
 }
