@@ -16,3 +16,10 @@ CREATE TABLE IF NOT EXISTS tx (
 
 -- the timed routes look rows up by state and age
 CREATE INDEX IF NOT EXISTS tx_state_updated_at ON tx (state, updated_at);
+
+-- The probe commit of GET /health and relay_ledger_writable (sql/probe-ledger-commit.sql): one row per relay,
+-- written again at every probe, so that the probe is a real commit and the table never grows.
+CREATE TABLE IF NOT EXISTS ledger_probe (
+    relay      VARCHAR(255) NOT NULL PRIMARY KEY,
+    probed_at  TEXT         NOT NULL
+);

@@ -4,12 +4,17 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotentrelay.core.CoreConnectionManager;
 import dev.idempotentrelay.jobs.ClusteredJobStore;
 import dev.idempotentrelay.jobs.JobRunSummary;
+import dev.idempotentrelay.ledger.BoundedPoolWriter;
+import dev.idempotentrelay.ledger.FailoverEviction;
 import dev.idempotentrelay.ledger.LedgerDialect;
 import dev.idempotentrelay.ledger.LedgerRowColumns;
 import dev.idempotentrelay.ledger.LedgerRowView;
 import dev.idempotentrelay.ledger.LedgerSqlComponent;
 import dev.idempotentrelay.ledger.LedgerWriteComponent;
+import dev.idempotentrelay.ledger.LedgerWriter;
+import dev.idempotentrelay.ledger.PrimaryConnections;
 import dev.idempotentrelay.ledger.RecentGuids;
+import dev.idempotentrelay.ledger.ReplicationCheck;
 import dev.idempotentrelay.ledger.ReusedStatements;
 import dev.idempotentrelay.ledger.SqliteGroupCommit;
 import dev.idempotentrelay.ops.AccountMaskingFormatter;
@@ -18,8 +23,8 @@ import dev.idempotentrelay.ops.CoreCallOutcome;
 import dev.idempotentrelay.ops.CoreCallStatus;
 import dev.idempotentrelay.ops.GuidMdcInterceptStrategy;
 import dev.idempotentrelay.ops.HealthReport;
+import dev.idempotentrelay.ops.LedgerCommitCheck;
 import dev.idempotentrelay.ops.LedgerTransition;
-import dev.idempotentrelay.ops.LedgerWritableHealthCheck;
 import dev.idempotentrelay.ops.RelayMetrics;
 import dev.idempotentrelay.ops.ReplyCounter;
 import dev.idempotentrelay.ops.RouteReport;
@@ -37,6 +42,8 @@ import dev.idempotentrelay.wire.FrameDecoderFactory;
 import dev.idempotentrelay.wire.FrameEncoder;
 import dev.idempotentrelay.wire.IdleConnectionCloserFactory;
 import dev.idempotentrelay.wire.TlsFailureLogger;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.camel.CamelConfiguration;
@@ -102,36 +109,44 @@ public class RelayBeans implements CamelConfiguration {
         // component (reads) and ledger-write: component (writes); the database's own clock for the SQL files
         LedgerDialect dialect = LedgerDialect.of(text(context, "relay.db"));
         dialect.clock().forEach(context.getPropertiesComponent()::addInitialProperty);
+        long connectWaitMs = number(context, "relay.db.connect-wait-ms");
         HikariDataSource ledger = new HikariDataSource();
         ledger.setPoolName("ledger");
         ledger.setMaximumPoolSize(integer(context, dialect == LedgerDialect.POSTGRESQL ? "relay.db.postgresql.pool-size" : "relay.db.pool-size"));
         // a ledger that does not answer: a claim waits at most this long for a connection, then is E902
-        ledger.setConnectionTimeout(number(context, "relay.db.connect-wait-ms"));
+        ledger.setConnectionTimeout(connectWaitMs);
         ledger.setInitializationFailTimeout(-1);
-        SqliteGroupCommit groupCommit = null;
+        LedgerWriter writer = null;
+        ReplicationCheck replication = null;
         if (dialect == LedgerDialect.POSTGRESQL) {
-            ledger.setJdbcUrl(text(context, "relay.db"));
-            String user = text(context, "relay.db.user");
-            if (!user.isBlank()) {
-                ledger.setUsername(user);
-            }
-            // the password only from the environment (RelaySecrets): never a property, a flag or a log line
-            String password = secrets(context).dbPassword();
-            if (password != null) {
-                ledger.setPassword(password);
-            }
+            // the password only from the environment (RelaySecrets): never a property, a flag or a log line. Connections
+            // to the primary of a multi-host URL, tried again at once while a failover leaves no server to write to
+            PrimaryConnections connections = new PrimaryConnections(text(context, "relay.db"), text(context, "relay.db.user"),
+                    secrets(context).dbPassword());
+            connections.stopWhen(ledger::isClosed);
+            ledger.setDataSource(connections);
+            // a connection whose server is gone or read-only (demoted) takes the pool's other connections with it
+            FailoverEviction eviction = new FailoverEviction();
+            ledger.setExceptionOverride(eviction);
+            eviction.setPool(ledger);
+            // every write committed alone, its caller waiting at most connect-wait-ms (a commit that hangs is E902)
+            writer = new BoundedPoolWriter(ledger, connectWaitMs);
+            // whether a commit waits for a synchronous standby: checked at start (Relay) and by the ledger watch
+            replication = new ReplicationCheck(ledger, LedgerDialect.describe(text(context, "relay.db")),
+                    Boolean.parseBoolean(text(context, "relay.db.allow-async-replication")));
+            beans.bind("ledgerReplication", replication);
         } else {
             // each connection keeps the statements it prepared (sqlite-jdbc compiles the SQL at every prepare)
             ledger.setDataSource(new ReusedStatements(text(context, "relay.db.sqlite-url")));
             // SQLite: the writes of concurrent exchanges committed together, one fsync for many (PostgreSQL does that itself)
             if (Boolean.parseBoolean(text(context, "relay.db.group-commit"))) {
-                groupCommit = new SqliteGroupCommit(ledger, 512, integer(context, "relay.db.checkpoint-writes"));
+                writer = new SqliteGroupCommit(ledger, 512, integer(context, "relay.db.checkpoint-writes"));
             }
         }
         beans.bind("ledger", ledger);
         beans.bind("ledgerDialect", dialect);
         beans.bind("sql", new LedgerSqlComponent());
-        beans.bind("ledger-write", new LedgerWriteComponent(groupCommit));
+        beans.bind("ledger-write", new LedgerWriteComponent(writer));
 
         // the timers of the timed routes (quartz:relay-jobs/...): in memory in every relay (Quartz's RAMJobStore,
         // safe as every transition is a guarded statement), or with relay.jobs.clustered in Quartz's JDBC job store on
@@ -181,12 +196,18 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("reprocessSummary", new JobRunSummary(metrics, "reprocess"));
         beans.bind("purgeSummary", new JobRunSummary(metrics, "purge"));
 
-        // operations: GET /health, GET /routes, the GUID in every log line's MDC, account numbers masked in logs
-        LedgerWritableHealthCheck ledgerWritable = new LedgerWritableHealthCheck();
-        ledgerWritable.setDataSource(ledger);
-        beans.bind("ledgerWritable", ledgerWritable);
+        // operations: GET /health (and the ledger watch's probe commit), GET /routes, the GUID in every log line's MDC,
+        // account numbers masked in logs
+        LedgerCommitCheck ledgerCommit = new LedgerCommitCheck(relayName(context), connectWaitMs);
+        beans.bind("ledgerCommitCheck", ledgerCommit);
+        metrics.flag("relay.ledger.writable", "1 while the last probe commit of the ledger completed within relay.db.connect-wait-ms",
+                ledgerCommit::writable);
+        ReplicationCheck replicationSeen = replication;
+        metrics.flag("relay.ledger.unsafe.replication", "1 while the last check of a PostgreSQL ledger found asynchronous standbys "
+                + "and no synchronous one", () -> replicationSeen != null && replicationSeen.unsafe());
         HealthReport health = new HealthReport();
         health.setCoreCalls(coreCalls);
+        health.setReplication(replication);
         beans.bind("healthReport", health);
         beans.bind("routeReport", new RouteReport());
         beans.bind("ledgerRowView", new LedgerRowView());
@@ -202,7 +223,12 @@ public class RelayBeans implements CamelConfiguration {
         // platform-http route cannot even be created without the admin endpoint's server.
         List<String> notLoaded = new ArrayList<>();
         if (!channel) {
+            // a one-shot command: no listener, no ledger watch (it checks its ledger once, at start)
             notLoaded.add("netty:*");
+            notLoaded.add("timer:ledger-commit-watch*");
+        }
+        if (!channel || replication == null) {
+            notLoaded.add("timer:ledger-replication-watch*");
         }
         if (!Boolean.parseBoolean(text(context, "relay.jobs.enabled"))) {
             notLoaded.add("quartz:*");
@@ -218,6 +244,17 @@ public class RelayBeans implements CamelConfiguration {
     /** Whether the timed routes run, on Quartz's clustered JDBC job store (relay.jobs.clustered). */
     static boolean clusteredJobs(CamelContext context) {
         return Boolean.parseBoolean(text(context, "relay.jobs.enabled")) && Boolean.parseBoolean(text(context, "relay.jobs.clustered"));
+    }
+
+    /** This relay's row of ledger_probe: its host and channel port. */
+    private static String relayName(CamelContext context) {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            host = "localhost";
+        }
+        return host + ":" + text(context, "relay.port");
     }
 
     /** The secrets the relay was started with (bound by {@code Relay}), else this process's environment. */

@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * PostgreSQL has no use for it (it shares WAL flushes between concurrent commits itself): there the ledger writes
  * run on the plain pool.
  */
-public final class SqliteGroupCommit implements AutoCloseable {
+public final class SqliteGroupCommit implements LedgerWriter {
 
     private static final Logger LOG = LoggerFactory.getLogger(SqliteGroupCommit.class);
 

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * The relay's metrics in a Micrometer Prometheus registry, served as Prometheus text by GET /metrics:
@@ -23,7 +24,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>{@code relay_core_call_seconds{call,outcome}}: time of the calls to the core, a histogram; call is
  * transfer (POST) or inquiry (GET), outcome answered, not-reached or no-answer;</li>
  * <li>{@code relay_job_runs_total{job}} and {@code relay_job_rows_total{job,outcome}}: resolve, reprocess and
- * purge runs and what they did with the rows they handled.</li>
+ * purge runs and what they did with the rows they handled;</li>
+ * <li>{@code relay_ledger_writable}: 1 while the last probe commit of the ledger completed in time, else 0
+ * ({@link LedgerCommitCheck}, as /health's ledger);</li>
+ * <li>{@code relay_ledger_unsafe_replication}: 1 while the last check of a PostgreSQL ledger found asynchronous
+ * standbys and no synchronous one, else 0 ({@code ReplicationCheck}).</li>
  * </ul>
  * Recording is a counter increment or a timer sample, looked up once per tag combination.
  */
@@ -96,6 +101,12 @@ public class RelayMetrics {
             }
         }
         return registry.scrape();
+    }
+
+    /** A gauge of 1 or 0, read at every scrape: whether something holds now (relay.ledger.writable is relay_ledger_writable). */
+    public void flag(String name, String description, BooleanSupplier holds) {
+        // held strongly: Micrometer keeps only a weak reference to a gauge's object, and a lambda has no other holder
+        Gauge.builder(name, holds, h -> h.getAsBoolean() ? 1 : 0).description(description).strongReference(true).register(registry);
     }
 
     private Counter counter(String name, String description, String... tags) {
