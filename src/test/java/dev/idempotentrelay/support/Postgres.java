@@ -100,6 +100,13 @@ public final class Postgres implements AutoCloseable {
         }
     }
 
+    /** A statement on the database postgres, such as CREATE DATABASE. */
+    public void execute(String sql) throws SQLException {
+        try (Connection c = DriverManager.getConnection(url("postgres")); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
     /** The first column of the first row of a query on the database postgres, as text. */
     public String query(String sql) throws SQLException {
         try (Connection c = DriverManager.getConnection(url("postgres")); Statement s = c.createStatement();
