@@ -18,8 +18,10 @@ CREATE TABLE IF NOT EXISTS tx (
 CREATE INDEX IF NOT EXISTS tx_state_updated_at ON tx (state, updated_at);
 
 -- The probe commit of GET /health and relay_ledger_writable (sql/probe-ledger-commit.sql): one row per relay,
--- written again at every probe, so that the probe is a real commit and the table never grows.
+-- changed at every probe (probes counts them: SQLite writes nothing for a row updated to the values it has), so that
+-- the probe is a real commit, and the table never grows.
 CREATE TABLE IF NOT EXISTS ledger_probe (
     relay      VARCHAR(255) NOT NULL PRIMARY KEY,
-    probed_at  TEXT         NOT NULL
+    probed_at  TEXT         NOT NULL,
+    probes     BIGINT       NOT NULL DEFAULT 1
 );

@@ -199,6 +199,7 @@ public class RelayBeans implements CamelConfiguration {
         // operations: GET /health (and the ledger watch's probe commit), GET /routes, the GUID in every log line's MDC,
         // account numbers masked in logs
         LedgerCommitCheck ledgerCommit = new LedgerCommitCheck(relayName(context), connectWaitMs);
+        ledgerCommit.setCamelContext(context);
         beans.bind("ledgerCommitCheck", ledgerCommit);
         metrics.flag("relay.ledger.writable", "1 while the last probe commit of the ledger completed within relay.db.connect-wait-ms",
                 ledgerCommit::writable);

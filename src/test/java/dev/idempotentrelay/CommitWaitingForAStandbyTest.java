@@ -106,6 +106,8 @@ class CommitWaitingForAStandbyTest {
         byte[] request = transfer(guid);
         assertEquals("E902", Telegram.rspCode(send(relay, request)), "a claim whose commit hangs");
         assertEquals(0, coreView.calls(guid));
+        // its resend: the waiting claim's row is not visible yet, and a new claim of the GUID waits behind it
+        assertEquals("E902", Telegram.rspCode(send(relay, request)), "a resend while the first claim's commit waits");
         health = relay.admin().json("/health", 503);
         assertEquals("DOWN", health.get("ledger").asText());
         assertTrue(health.get("checks").toString().contains("did not complete within 1000 ms"), health.toString());
