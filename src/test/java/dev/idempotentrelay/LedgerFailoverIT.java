@@ -88,79 +88,82 @@ class LedgerFailoverIT {
             CoreClient coreView = new CoreClient(core.url());
             int[] ports = {Ports.free(), Ports.free()};
             int[] adminPorts = {Ports.free(), Ports.free()};
-            try (JarProcess a = JarProcess.in(dir).env("RELAY_DB_CHECK_EVERY", "1").start(relay(ledger, core.url(), ports[0], adminPorts[0]));
-                    JarProcess b = JarProcess.in(dir).env("RELAY_DB_CHECK_EVERY", "1").start(relay(ledger, core.url(), ports[1], adminPorts[1]))) {
+            // one after the other: on a busy machine two starting JVMs can hold up each other's first ledger connection
+            // past relay.db.connect-wait-ms, and a relay that gets none in that time does not start
+            try (JarProcess a = JarProcess.in(dir).env("RELAY_DB_CHECK_EVERY", "1").start(relay(ledger, core.url(), ports[0], adminPorts[0]))) {
                 a.awaitLine("listening on port " + ports[0], START);
-                b.awaitLine("listening on port " + ports[1], START);
-                AdminClient[] admins = {new AdminClient("http://127.0.0.1:" + adminPorts[0]), new AdminClient("http://127.0.0.1:" + adminPorts[1])};
-                for (AdminClient admin : admins) {
-                    assertEquals("SYNCHRONOUS", admin.json("/health", 200).get("replication").get("status").asText());
-                }
+                try (JarProcess b = JarProcess.in(dir).env("RELAY_DB_CHECK_EVERY", "1").start(relay(ledger, core.url(), ports[1], adminPorts[1]))) {
+                    b.awaitLine("listening on port " + ports[1], START);
+                    AdminClient[] admins = {new AdminClient("http://127.0.0.1:" + adminPorts[0]), new AdminClient("http://127.0.0.1:" + adminPorts[1])};
+                    for (AdminClient admin : admins) {
+                        assertEquals("SYNCHRONOUS", admin.json("/health", 200).get("replication").get("status").asText());
+                    }
 
-                Load load = new Load(ports);
-                load.start();
-                Await.until("both relays answered some", Duration.ofSeconds(60), () -> load.replies() >= 300);
-                long killed = System.nanoTime();
-                primary.killPostmaster();
-                // the failover tool (here the test) promotes once the relays see the primary gone, and no sooner than
-                // FAILOVER_DELAY after the kill: the time a tool or a person takes to decide (3 s in the runs)
-                for (AdminClient admin : admins) {
-                    Await.until("the relay reports its ledger down", Duration.ofSeconds(30),
-                            () -> admin.get("/health").statusCode() == 503);
-                }
-                long decided = killed + FAILOVER_DELAY.toNanos() - System.nanoTime();
-                if (decided > 0) {
-                    TimeUnit.NANOSECONDS.sleep(decided);
-                }
-                long promoting = System.nanoTime();
-                ExecutorService promotion = Executors.newSingleThreadExecutor();
-                Future<?> promoted = promotion.submit(() -> {
-                    standby.promote();
-                    return null;
-                });
-                long writable = firstWrite(newPrimary);
-                promoted.get(60, TimeUnit.SECONDS);
-                promotion.shutdown();
-                Await.until("both relays answered 0000 after the promotion", Duration.ofSeconds(60),
-                        () -> load.firstAcceptedAfter(0, writable) != null && load.firstAcceptedAfter(1, writable) != null);
-                int atPromotion = load.replies();
-                Await.until("the load goes on", Duration.ofSeconds(60), () -> load.replies() >= atPromotion + 200);
-                load.stop();
+                    Load load = new Load(ports);
+                    load.start();
+                    Await.until("both relays answered some", Duration.ofSeconds(60), () -> load.replies() >= 300);
+                    long killed = System.nanoTime();
+                    primary.killPostmaster();
+                    // the failover tool (here the test) promotes once the relays see the primary gone, and no sooner than
+                    // FAILOVER_DELAY after the kill: the time a tool or a person takes to decide (3 s in the runs)
+                    for (AdminClient admin : admins) {
+                        Await.until("the relay reports its ledger down", Duration.ofSeconds(30),
+                                () -> admin.get("/health").statusCode() == 503);
+                    }
+                    long decided = killed + FAILOVER_DELAY.toNanos() - System.nanoTime();
+                    if (decided > 0) {
+                        TimeUnit.NANOSECONDS.sleep(decided);
+                    }
+                    long promoting = System.nanoTime();
+                    ExecutorService promotion = Executors.newSingleThreadExecutor();
+                    Future<?> promoted = promotion.submit(() -> {
+                        standby.promote();
+                        return null;
+                    });
+                    long writable = firstWrite(newPrimary);
+                    promoted.get(60, TimeUnit.SECONDS);
+                    promotion.shutdown();
+                    Await.until("both relays answered 0000 after the promotion", Duration.ofSeconds(60),
+                            () -> load.firstAcceptedAfter(0, writable) != null && load.firstAcceptedAfter(1, writable) != null);
+                    int atPromotion = load.replies();
+                    Await.until("the load goes on", Duration.ofSeconds(60), () -> load.replies() >= atPromotion + 200);
+                    load.stop();
 
-                // every GUID without a final reply resent until final (the timed work settles the rows the failover
-                // left SENT: stale, UNKNOWN, inquiry, then DONE, or FAILED and sent again)
-                load.settle(Duration.ofSeconds(120));
+                    // every GUID without a final reply resent until final (the timed work settles the rows the failover
+                    // left SENT: stale, UNKNOWN, inquiry, then DONE, or FAILED and sent again)
+                    load.settle(Duration.ofSeconds(120));
 
-                // no GUID at the core twice; every core call has its row on the new primary; every 0000 a channel got
-                // has its DONE row there with the same bytes; every GUID final
-                Map<String, Long> calls = coreView.callsByGuid();
-                Map<String, byte[]> rows = doneReplies(newPrimary);
-                for (Map.Entry<String, Long> call : calls.entrySet()) {
-                    assertEquals(1L, call.getValue(), call.getKey() + " reached the core " + call.getValue() + " times");
-                    assertTrue(rows.containsKey(call.getKey()), call.getKey() + " reached the core and has no DONE row on the new primary");
-                }
-                for (Map.Entry<String, byte[]> accepted : load.accepted.entrySet()) {
-                    assertArrayEquals(accepted.getValue(), rows.get(accepted.getKey()), accepted.getKey() + ": the 0000 and its row");
-                    assertEquals(1L, calls.get(accepted.getKey()), accepted.getKey());
-                }
-                assertEquals(load.requests.keySet(), load.accepted.keySet(), "every GUID final");
-                assertTrue(load.mismatches.isEmpty(), "resends answered other bytes than the first 0000: " + load.mismatches);
-                assertTrue(a.isAlive() && b.isAlive(), "the relays were not restarted");
-                // the new primary has no standby: a single server, which each relay's check sees
-                for (AdminClient admin : admins) {
-                    Await.until("the relay sees no standby", Duration.ofSeconds(30),
-                            () -> admin.json("/health", 200).get("replication").get("status").asText().equals("NO_STANDBY"));
-                }
+                    // no GUID at the core twice; every core call has its row on the new primary; every 0000 a channel got
+                    // has its DONE row there with the same bytes; every GUID final
+                    Map<String, Long> calls = coreView.callsByGuid();
+                    Map<String, byte[]> rows = doneReplies(newPrimary);
+                    for (Map.Entry<String, Long> call : calls.entrySet()) {
+                        assertEquals(1L, call.getValue(), call.getKey() + " reached the core " + call.getValue() + " times");
+                        assertTrue(rows.containsKey(call.getKey()), call.getKey() + " reached the core and has no DONE row on the new primary");
+                    }
+                    for (Map.Entry<String, byte[]> accepted : load.accepted.entrySet()) {
+                        assertArrayEquals(accepted.getValue(), rows.get(accepted.getKey()), accepted.getKey() + ": the 0000 and its row");
+                        assertEquals(1L, calls.get(accepted.getKey()), accepted.getKey());
+                    }
+                    assertEquals(load.requests.keySet(), load.accepted.keySet(), "every GUID final");
+                    assertTrue(load.mismatches.isEmpty(), "resends answered other bytes than the first 0000: " + load.mismatches);
+                    assertTrue(a.isAlive() && b.isAlive(), "the relays were not restarted");
+                    // the new primary has no standby: a single server, which each relay's check sees
+                    for (AdminClient admin : admins) {
+                        Await.until("the relay sees no standby", Duration.ofSeconds(30),
+                                () -> admin.json("/health", 200).get("replication").get("status").asText().equals("NO_STANDBY"));
+                    }
 
-                System.out.printf("ledger failover: %d GUIDs (%d resends) through 2 relays, %d 0000, replies by code %s%n",
-                        load.requests.size(), load.resends.get(), load.accepted.size(), load.codes);
-                System.out.printf("ledger failover: kill -9 of the primary to promote %d ms; promote to the first write on the new primary %d ms%n",
-                        ms(promoting - killed), ms(writable - promoting));
-                for (int relay = 0; relay < 2; relay++) {
-                    System.out.printf("ledger failover: relay %s answered 0000 again %d ms after the new primary's first write%n",
-                            relay == 0 ? "A" : "B", ms(load.firstAcceptedAfter(relay, writable) - writable));
-                    (relay == 0 ? a : b).output().stream().filter(l -> l.contains("PrimaryConnections"))
-                            .forEach(l -> System.out.println("ledger failover: relay log: " + l));
+                    System.out.printf("ledger failover: %d GUIDs (%d resends) through 2 relays, %d 0000, replies by code %s%n",
+                            load.requests.size(), load.resends.get(), load.accepted.size(), load.codes);
+                    System.out.printf("ledger failover: kill -9 of the primary to promote %d ms; promote to the first write on the new primary %d ms%n",
+                            ms(promoting - killed), ms(writable - promoting));
+                    for (int relay = 0; relay < 2; relay++) {
+                        System.out.printf("ledger failover: relay %s answered 0000 again %d ms after the new primary's first write%n",
+                                relay == 0 ? "A" : "B", ms(load.firstAcceptedAfter(relay, writable) - writable));
+                        (relay == 0 ? a : b).output().stream().filter(l -> l.contains("PrimaryConnections"))
+                                .forEach(l -> System.out.println("ledger failover: relay log: " + l));
+                    }
                 }
             }
         }
