@@ -42,8 +42,6 @@ import dev.idempotentrelay.wire.FrameDecoderFactory;
 import dev.idempotentrelay.wire.FrameEncoder;
 import dev.idempotentrelay.wire.IdleConnectionCloserFactory;
 import dev.idempotentrelay.wire.TlsFailureLogger;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.camel.CamelConfiguration;
@@ -249,13 +247,7 @@ public class RelayBeans implements CamelConfiguration {
 
     /** This relay's row of ledger_probe: its host and channel port. */
     private static String relayName(CamelContext context) {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            host = "localhost";
-        }
-        return host + ":" + text(context, "relay.port");
+        return ClusteredJobStore.host() + ":" + text(context, "relay.port");
     }
 
     /** The secrets the relay was started with (bound by {@code Relay}), else this process's environment. */

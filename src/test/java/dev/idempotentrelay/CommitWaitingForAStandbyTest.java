@@ -131,18 +131,9 @@ class CommitWaitingForAStandbyTest {
 
     @Test
     void aCommitWhoseWaitForTheStandbyIsCancelledIsNotAcknowledgedAndTheCoreIsNotCalled() throws Exception {
-        // a bound long enough that the relay is still waiting when the wait is cancelled
-        RelayUnderTest relay = running.keep(RelayUnderTest.onLedger(ledger, core.url())
-                .with("relay.db.connect-wait-ms", "60000").start());
-        server.set("synchronous_standby_names", "absent");
+        RelayUnderTest relay = patientRelay();
         String guid = newGuid();
-        CompletableFuture<byte[]> reply = CompletableFuture.supplyAsync(() -> {
-            try {
-                return send(relay, transfer(guid));
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<byte[]> reply = claimWaitingForTheStandby(relay, guid);
         // what an operator or a failover tool does to commits that wait: PostgreSQL then returns the commit with a
         // warning, the row committed on this server only
         server.query("SELECT pg_cancel_backend(" + backendWaitingFor(guid) + ")");
@@ -153,17 +144,9 @@ class CommitWaitingForAStandbyTest {
 
     @Test
     void aConnectionLostDuringTheCommitIsE902WithoutACoreCallAndTheRelayServesOn() throws Exception {
-        RelayUnderTest relay = running.keep(RelayUnderTest.onLedger(ledger, core.url())
-                .with("relay.db.connect-wait-ms", "60000").start());
-        server.set("synchronous_standby_names", "absent");
+        RelayUnderTest relay = patientRelay();
         String guid = newGuid();
-        CompletableFuture<byte[]> reply = CompletableFuture.supplyAsync(() -> {
-            try {
-                return send(relay, transfer(guid));
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<byte[]> reply = claimWaitingForTheStandby(relay, guid);
         // the backend ends inside the commit: the relay never hears how it ended
         server.query("SELECT pg_terminate_backend(" + backendWaitingFor(guid) + ")");
         assertEquals("E902", Telegram.rspCode(reply.get(30, TimeUnit.SECONDS)));
@@ -171,5 +154,22 @@ class CommitWaitingForAStandbyTest {
         assertEquals("SENT", row(guid).get("state"), "committed locally, acknowledged to no one");
         server.set("synchronous_standby_names", null);
         assertEquals("0000", Telegram.rspCode(send(relay, transfer(newGuid()))));
+    }
+
+    /** A relay whose bound is long enough that it is still waiting for the commit when the test ends the wait. */
+    private RelayUnderTest patientRelay() throws Exception {
+        return running.keep(RelayUnderTest.onLedger(ledger, core.url()).with("relay.db.connect-wait-ms", "60000").start());
+    }
+
+    /** A transfer sent on a channel of its own once every commit waits for the absent standby; its reply to come. */
+    private CompletableFuture<byte[]> claimWaitingForTheStandby(RelayUnderTest relay, String guid) throws Exception {
+        server.set("synchronous_standby_names", "absent");
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return send(relay, transfer(guid));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 }
