@@ -74,3 +74,12 @@ $$;
 
 CREATE OR REPLACE TRIGGER tx_history_write AFTER INSERT OR UPDATE OR DELETE ON tx
 FOR EACH ROW EXECUTE FUNCTION tx_history_write();
+
+-- The probe commit of GET /health and relay_ledger_writable (sql/probe-ledger-commit.sql): one row per relay,
+-- changed at every probe (probes counts them: SQLite writes nothing for a row updated to the values it has), so that
+-- the probe is a real commit, and the table never grows.
+CREATE TABLE IF NOT EXISTS ledger_probe (
+    relay      VARCHAR(255) NOT NULL PRIMARY KEY,
+    probed_at  TEXT         NOT NULL,
+    probes     BIGINT       NOT NULL DEFAULT 1
+);

@@ -74,3 +74,12 @@ BEGIN
     VALUES (OLD.guid, strftime('%Y-%m-%d %H:%M:%S', 'now'), OLD.state, 'purged', OLD.rsp_code, OLD.attempts,
             CASE WHEN OLD.cause = 'purge' THEN OLD.relay END, CASE WHEN OLD.cause = 'purge' THEN 'purge' ELSE 'manual' END);
 END;
+
+-- The probe commit of GET /health and relay_ledger_writable (sql/probe-ledger-commit.sql): one row per relay,
+-- changed at every probe (probes counts them: SQLite writes nothing for a row updated to the values it has), so that
+-- the probe is a real commit, and the table never grows.
+CREATE TABLE IF NOT EXISTS ledger_probe (
+    relay      VARCHAR(255) NOT NULL PRIMARY KEY,
+    probed_at  TEXT         NOT NULL,
+    probes     BIGINT       NOT NULL DEFAULT 1
+);

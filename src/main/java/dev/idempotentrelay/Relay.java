@@ -3,6 +3,7 @@ package dev.idempotentrelay;
 import dev.idempotentrelay.core.CoreSimulator;
 import dev.idempotentrelay.ledger.LedgerDialect;
 import dev.idempotentrelay.ledger.LedgerSchema;
+import dev.idempotentrelay.ledger.ReplicationCheck;
 import dev.idempotentrelay.ops.AdminHttpServer;
 import dev.idempotentrelay.wire.ConnectionGate;
 import io.netty.channel.unix.Errors;
@@ -20,8 +21,10 @@ import org.apache.camel.main.MainListenerSupport;
 /**
  * The relay as a Camel Main application: application.properties, overridden by the given properties
  * (the command line's flags), the YAML routes, and the Java beans they call (wired by {@link RelayBeans}). Before any
- * route starts, {@code schema.sql} is applied to the ledger (with relay.jobs.clustered, Quartz's tables too) and,
- * when asked, the core simulator starts and the admin endpoint's HTTP server is added (relay.admin.enabled).
+ * route starts, {@code schema.sql} is applied to the ledger (with relay.jobs.clustered, Quartz's tables too), a
+ * PostgreSQL ledger's replication is checked (a ledger that can lose an acknowledged claim at a failover is refused
+ * unless relay.db.allow-async-replication), and, when asked, the core simulator starts and the admin endpoint's HTTP
+ * server is added (relay.admin.enabled).
  */
 public final class Relay implements AutoCloseable {
 
@@ -129,6 +132,10 @@ public final class Relay implements AutoCloseable {
                     RelayBeans.clusteredJobs(context));
         } catch (Exception e) {
             throw new LedgerUnusableException(context.resolvePropertyPlaceholders("{{relay.db}}"), e);
+        }
+        ReplicationCheck replication = context.getRegistry().lookupByNameAndType("ledgerReplication", ReplicationCheck.class);
+        if (replication != null) {
+            replication.checkAtStart();
         }
         if (Boolean.parseBoolean(context.resolvePropertyPlaceholders("{{relay.core-sim.enabled}}"))) {
             URI core = URI.create(context.resolvePropertyPlaceholders("{{relay.core.url}}"));

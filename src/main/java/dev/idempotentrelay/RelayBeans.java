@@ -6,13 +6,18 @@ import dev.idempotentrelay.jobs.ClusteredJobStore;
 import dev.idempotentrelay.jobs.JobRunSummary;
 import dev.idempotentrelay.jobs.PurgeRun;
 import dev.idempotentrelay.jobs.RowBatch;
+import dev.idempotentrelay.ledger.BoundedPoolWriter;
+import dev.idempotentrelay.ledger.FailoverEviction;
 import dev.idempotentrelay.ledger.LedgerDialect;
 import dev.idempotentrelay.ledger.LedgerRowColumns;
 import dev.idempotentrelay.ledger.LedgerRowView;
 import dev.idempotentrelay.ledger.LedgerSqlComponent;
 import dev.idempotentrelay.ledger.LedgerWriteComponent;
+import dev.idempotentrelay.ledger.LedgerWriter;
+import dev.idempotentrelay.ledger.PrimaryConnections;
 import dev.idempotentrelay.ledger.RecentGuids;
 import dev.idempotentrelay.ledger.RelayName;
+import dev.idempotentrelay.ledger.ReplicationCheck;
 import dev.idempotentrelay.ledger.ReusedStatements;
 import dev.idempotentrelay.ledger.SqliteGroupCommit;
 import dev.idempotentrelay.ops.AccountMaskingFormatter;
@@ -21,8 +26,8 @@ import dev.idempotentrelay.ops.CoreCallOutcome;
 import dev.idempotentrelay.ops.CoreCallStatus;
 import dev.idempotentrelay.ops.GuidMdcInterceptStrategy;
 import dev.idempotentrelay.ops.HealthReport;
+import dev.idempotentrelay.ops.LedgerCommitCheck;
 import dev.idempotentrelay.ops.LedgerTransition;
-import dev.idempotentrelay.ops.LedgerWritableHealthCheck;
 import dev.idempotentrelay.ops.RelayMetrics;
 import dev.idempotentrelay.ops.ReplyCounter;
 import dev.idempotentrelay.ops.RoutePage;
@@ -110,36 +115,44 @@ public class RelayBeans implements CamelConfiguration {
         // the name this relay writes with every change it makes (relay.name, or host:port), for the GUIDs' history
         String relayName = RelayName.of(text(context, "relay.name"), integer(context, "relay.port"));
         context.getPropertiesComponent().addInitialProperty("relay.ledger.relay", RelayName.literal(relayName));
+        long connectWaitMs = number(context, "relay.db.connect-wait-ms");
         HikariDataSource ledger = new HikariDataSource();
         ledger.setPoolName("ledger");
         ledger.setMaximumPoolSize(integer(context, dialect == LedgerDialect.POSTGRESQL ? "relay.db.postgresql.pool-size" : "relay.db.pool-size"));
         // a ledger that does not answer: a claim waits at most this long for a connection, then is E902
-        ledger.setConnectionTimeout(number(context, "relay.db.connect-wait-ms"));
+        ledger.setConnectionTimeout(connectWaitMs);
         ledger.setInitializationFailTimeout(-1);
-        SqliteGroupCommit groupCommit = null;
+        LedgerWriter writer = null;
+        ReplicationCheck replication = null;
         if (dialect == LedgerDialect.POSTGRESQL) {
-            ledger.setJdbcUrl(text(context, "relay.db"));
-            String user = text(context, "relay.db.user");
-            if (!user.isBlank()) {
-                ledger.setUsername(user);
-            }
-            // the password only from the environment (RelaySecrets): never a property, a flag or a log line
-            String password = secrets(context).dbPassword();
-            if (password != null) {
-                ledger.setPassword(password);
-            }
+            // the password only from the environment (RelaySecrets): never a property, a flag or a log line. Connections
+            // to the primary of a multi-host URL, tried again at once while a failover leaves no server to write to
+            PrimaryConnections connections = new PrimaryConnections(text(context, "relay.db"), text(context, "relay.db.user"),
+                    secrets(context).dbPassword());
+            connections.stopWhen(ledger::isClosed);
+            ledger.setDataSource(connections);
+            // a connection whose server is gone or read-only (demoted) takes the pool's other connections with it
+            FailoverEviction eviction = new FailoverEviction();
+            ledger.setExceptionOverride(eviction);
+            eviction.setPool(ledger);
+            // every write committed alone, its caller waiting at most connect-wait-ms (a commit that hangs is E902)
+            writer = new BoundedPoolWriter(ledger, connectWaitMs);
+            // whether a commit waits for a synchronous standby: checked at start (Relay) and by the ledger watch
+            replication = new ReplicationCheck(ledger, LedgerDialect.describe(text(context, "relay.db")),
+                    Boolean.parseBoolean(text(context, "relay.db.allow-async-replication")));
+            beans.bind("ledgerReplication", replication);
         } else {
             // each connection keeps the statements it prepared (sqlite-jdbc compiles the SQL at every prepare)
             ledger.setDataSource(new ReusedStatements(text(context, "relay.db.sqlite-url")));
             // SQLite: the writes of concurrent exchanges committed together, one fsync for many (PostgreSQL does that itself)
             if (Boolean.parseBoolean(text(context, "relay.db.group-commit"))) {
-                groupCommit = new SqliteGroupCommit(ledger, 512, integer(context, "relay.db.checkpoint-writes"));
+                writer = new SqliteGroupCommit(ledger, 512, integer(context, "relay.db.checkpoint-writes"));
             }
         }
         beans.bind("ledger", ledger);
         beans.bind("ledgerDialect", dialect);
         beans.bind("sql", new LedgerSqlComponent());
-        beans.bind("ledger-write", new LedgerWriteComponent(groupCommit));
+        beans.bind("ledger-write", new LedgerWriteComponent(writer));
 
         // the timers of the timed routes (quartz:relay-jobs/...): in memory in every relay (Quartz's RAMJobStore,
         // safe as every transition is a guarded statement), or with relay.jobs.clustered in Quartz's JDBC job store on
@@ -198,13 +211,19 @@ public class RelayBeans implements CamelConfiguration {
         metrics.setting("max-attempts", number(context, "relay.reprocess.max-attempts"));
         metrics.setting("read-timeout", number(context, "relay.core.read-timeout-ms") / 1000.0);
 
-        // operations: GET /health, GET /routes, the route pictures, the GUID in every log line's MDC, account numbers masked in logs
-        LedgerWritableHealthCheck ledgerWritable = new LedgerWritableHealthCheck();
-        ledgerWritable.setDataSource(ledger);
-        ledgerWritable.setGroupCommit(groupCommit);
-        beans.bind("ledgerWritable", ledgerWritable);
+        // operations: GET /health (and the ledger watch's probe commit), GET /routes, the route pictures, the GUID in every
+        // log line's MDC, account numbers masked in logs
+        LedgerCommitCheck ledgerCommit = new LedgerCommitCheck(relayName, connectWaitMs);
+        ledgerCommit.setCamelContext(context);
+        beans.bind("ledgerCommitCheck", ledgerCommit);
+        metrics.flag("relay.ledger.writable", "1 while the last probe commit of the ledger completed within relay.db.connect-wait-ms",
+                ledgerCommit::writable);
+        ReplicationCheck replicationSeen = replication;
+        metrics.flag("relay.ledger.unsafe.replication", "1 while the last check of a PostgreSQL ledger found asynchronous standbys "
+                + "and no synchronous one", () -> replicationSeen != null && replicationSeen.unsafe());
         HealthReport health = new HealthReport();
         health.setCoreCalls(coreCalls);
+        health.setReplication(replication);
         beans.bind("healthReport", health);
         beans.bind("routeReport", new RouteReport());
         // the route pictures (GET /, /routes.svg, /routes/{id}.svg), with each step's counts when the relay keeps them
@@ -227,7 +246,12 @@ public class RelayBeans implements CamelConfiguration {
         // platform-http route cannot even be created without the admin endpoint's server.
         List<String> notLoaded = new ArrayList<>();
         if (!channel) {
+            // a one-shot command: no listener, no ledger watch (it checks its ledger once, at start)
             notLoaded.add("netty:*");
+            notLoaded.add("timer:ledger-commit-watch*");
+        }
+        if (!channel || replication == null) {
+            notLoaded.add("timer:ledger-replication-watch*");
         }
         if (!Boolean.parseBoolean(text(context, "relay.jobs.enabled"))) {
             notLoaded.add("quartz:*");

@@ -41,7 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  * with a message where it cannot), filled up under eight channels of new GUIDs. While the disk is full a claim cannot be
  * written: the channel gets E902, the core is not called, and the GUID has no row, ever (SQLite may roll back the
  * writer's transaction by itself on SQLITE_FULL; no write may then run outside a transaction and stay durable). GET
- * /health says the ledger is DOWN, and UP again once space is freed, when transfers are served again without a restart.
+ * /health's probe commit, a real write through the group-commit writer, says the ledger is DOWN, and so does
+ * relay_ledger_writable; both UP again once space is freed, when transfers are served again without a restart.
  */
 class FullDiskTest {
 
@@ -119,6 +120,7 @@ class FullDiskTest {
             Await.until("/health says the ledger is DOWN", Duration.ofSeconds(30), () -> "DOWN".equals(health(503).get("ledger").asText()));
             JsonNode down = health(503);
             assertTrue(down.toString().contains("full"), "the failing check names the full disk: " + down);
+            Await.until("relay_ledger_writable says so", Duration.ofSeconds(30), () -> relay.admin().metric("relay_ledger_writable") == 0.0);
             assertTrue(relay.admin().metrics().get("relay_ledger_bytes") > 0);
 
             // space freed: the same relay serves again, and says so
@@ -126,6 +128,7 @@ class FullDiskTest {
             freed.set(true);
             Await.until("transfers served again", Duration.ofSeconds(30), () -> servedAfterFreeing.get() >= 50);
             Await.until("/health says the ledger is UP", Duration.ofSeconds(30), () -> "UP".equals(health(200).get("ledger").asText()));
+            assertEquals(1.0, relay.admin().metric("relay_ledger_writable"));
         } finally {
             stop.set(true);
             channels.shutdown();

@@ -6,6 +6,7 @@ import static dev.idempotentrelay.cli.RelayProperty.CORE_SIM_ENABLED;
 import static dev.idempotentrelay.cli.RelayProperty.CORE_URL;
 import static dev.idempotentrelay.cli.RelayProperty.DAYS;
 import static dev.idempotentrelay.cli.RelayProperty.DB;
+import static dev.idempotentrelay.cli.RelayProperty.DB_ALLOW_ASYNC_REPLICATION;
 import static dev.idempotentrelay.cli.RelayProperty.DB_USER;
 import static dev.idempotentrelay.cli.RelayProperty.HISTORY_DAYS;
 import static dev.idempotentrelay.cli.RelayProperty.JOBS_ENABLED;
@@ -32,14 +33,18 @@ import org.apache.camel.util.ObjectHelper;
  */
 final class JobCommand {
 
-    /** One command: the properties it needs given (by a flag, a variable or --config), its optional flags, its route. */
-    private record Job(String name, List<RelayProperty> required, List<RelayProperty> optional, String route) {
+    /**
+     * One command: the properties it needs given (by a flag, a variable or --config), its optional flags, its route,
+     * and whether it sends transfers to the core (POST): only such a command is refused on a PostgreSQL ledger whose
+     * asynchronous replication can lose an acknowledged claim (ReplicationCheck); the others say so and run.
+     */
+    private record Job(String name, List<RelayProperty> required, List<RelayProperty> optional, String route, boolean sends) {
     }
 
     private static final Map<String, Job> JOBS = Map.of(
-            "resolve", new Job("resolve", List.of(DB, CORE_URL, MIN_AGE), List.of(SENT_STALE_AFTER, DB_USER), "direct:run-resolve"),
-            "reprocess", new Job("reprocess", List.of(DB, CORE_URL, MAX_ATTEMPTS), List.of(DB_USER), "direct:run-reprocess"),
-            "purge", new Job("purge", List.of(DB, DAYS), List.of(HISTORY_DAYS, DB_USER), "direct:run-purge"));
+            "resolve", new Job("resolve", List.of(DB, CORE_URL, MIN_AGE), List.of(SENT_STALE_AFTER, DB_USER), "direct:run-resolve", false),
+            "reprocess", new Job("reprocess", List.of(DB, CORE_URL, MAX_ATTEMPTS), List.of(DB_USER), "direct:run-reprocess", true),
+            "purge", new Job("purge", List.of(DB, DAYS), List.of(HISTORY_DAYS, DB_USER), "direct:run-purge", false));
 
     private JobCommand() {
     }
@@ -87,6 +92,9 @@ final class JobCommand {
         // its changes in the GUIDs' history name the host and the command, unless relay.name names it
         if (!settings.given(NAME)) {
             settings.fix(NAME.key, RelayName.of("", job.name()), job.name());
+        }
+        if (!job.sends()) {
+            settings.fix(DB_ALLOW_ASYNC_REPLICATION.key, "true", job.name());
         }
         settings.check(job.name(), List.of(RelayProperty.values()));
         if (job.name().equals("purge")) {

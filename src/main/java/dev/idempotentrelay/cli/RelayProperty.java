@@ -27,6 +27,8 @@ enum RelayProperty {
     DB("relay.db", "db", ledger()),
     DB_USER("relay.db.user", "db-user", anything()),
     DB_CONNECT_WAIT_MS("relay.db.connect-wait-ms", null, atLeast(1)),
+    DB_CHECK_EVERY("relay.db.check-every", null, atLeast(1)),
+    DB_ALLOW_ASYNC_REPLICATION("relay.db.allow-async-replication", null, bool()),
     GROUP_COMMIT("relay.db.group-commit", null, bool()),
     CHECKPOINT_WRITES("relay.db.checkpoint-writes", null, atLeast(1)),
     DB_POOL_SIZE("relay.db.pool-size", null, atLeast(2)),

@@ -2,6 +2,7 @@ package dev.idempotentrelay.cli;
 
 import dev.idempotentrelay.Relay;
 import dev.idempotentrelay.ledger.LedgerDialect;
+import dev.idempotentrelay.ledger.ReplicationCheck;
 import dev.idempotentrelay.ops.BatchedConsoleAppender;
 import dev.idempotentrelay.wire.ChannelAllowList;
 import java.io.IOException;
@@ -23,7 +24,8 @@ import org.apache.camel.util.ObjectHelper;
  */
 final class RunCommand {
 
-    private static final Set<String> SWITCHES = Set.of("no-jobs", "jobs-clustered", "core-sim", "dump-routes");
+    private static final Set<String> SWITCHES = Set.of("no-jobs", "jobs-clustered", "core-sim", "dump-routes",
+            "allow-async-replication");
 
     private RunCommand() {
     }
@@ -94,6 +96,9 @@ final class RunCommand {
         if (flags.has("jobs-clustered")) {
             settings.flag("jobs-clustered", RelayProperty.JOBS_CLUSTERED.key, "true");
         }
+        if (flags.has("allow-async-replication")) {
+            settings.flag("allow-async-replication", RelayProperty.DB_ALLOW_ASYNC_REPLICATION.key, "true");
+        }
         if (flags.has("core-sim")) {
             settings.flag("core-sim", RelayProperty.CORE_SIM_ENABLED.key, "true");
         }
@@ -128,11 +133,18 @@ final class RunCommand {
         return "file:" + folder + "/*.camel.yaml";
     }
 
-    /** Why the relay did not start, in one line: the ledger, a port taken meanwhile, or the deepest cause. */
+    /**
+     * Why the relay did not start, in one line: the ledger, its replication, a port taken meanwhile, or the deepest
+     * cause.
+     */
     static String startFailure(Throwable e, List<ListenerPorts.Listener> listeners) {
         Relay.LedgerUnusableException unusable = ObjectHelper.getException(Relay.LedgerUnusableException.class, e);
         if (unusable != null) {
             return unusable.getMessage();
+        }
+        ReplicationCheck.UnsafeReplicationException unsafe = ObjectHelper.getException(ReplicationCheck.UnsafeReplicationException.class, e);
+        if (unsafe != null) {
+            return unsafe.getMessage();
         }
         String taken = ListenerPorts.takenAfter(e, listeners);
         if (taken != null) {

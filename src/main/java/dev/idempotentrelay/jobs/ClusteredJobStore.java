@@ -60,15 +60,17 @@ public final class ClusteredJobStore {
      * {@code relay-a-9100-1733050000000} (no colon: the id is part of the scheduler's JMX name).
      */
     public static String instanceId(int channelPort) {
+        return host() + "-" + channelPort + "-" + System.currentTimeMillis();
+    }
+
+    /** This machine's host name, at most {@value #MOST_HOST_CHARS} characters ("localhost" when it has none). */
+    public static String host() {
         String host;
         try {
             host = InetAddress.getLocalHost().getHostName();
         } catch (UnknownHostException e) {
             host = "localhost";
         }
-        if (host.length() > MOST_HOST_CHARS) {
-            host = host.substring(0, MOST_HOST_CHARS);
-        }
-        return host + "-" + channelPort + "-" + System.currentTimeMillis();
+        return host.length() > MOST_HOST_CHARS ? host.substring(0, MOST_HOST_CHARS) : host;
     }
 }

@@ -11,36 +11,38 @@ import org.apache.camel.component.sql.SqlEndpoint;
  * {@link LedgerSqlComponent}); what differs is who runs the statement:
  * <ul>
  * <li>on SQLite with group commit, {@link SqliteGroupCommit}, which commits the writes of concurrent exchanges
- * together ({@link GroupCommittedWriteProducer});</li>
- * <li>otherwise (PostgreSQL, or {@code relay.db.group-commit=false}), camel-sql itself, on the pool: every write
- * commits alone.</li>
+ * together ({@link HandedOffWriteProducer});</li>
+ * <li>on PostgreSQL, {@link BoundedPoolWriter}: every write commits alone on the pool, and its caller waits at most
+ * {@code relay.db.connect-wait-ms} for a commit that came back plainly;</li>
+ * <li>otherwise ({@code relay.db.group-commit=false} on SQLite), camel-sql itself, on the pool: every write commits
+ * alone.</li>
  * </ul>
- * The component stops the group-commit writer when Camel stops it, after the routes.
+ * The component stops its writer when Camel stops it, after the routes.
  */
 public class LedgerWriteComponent extends LedgerSqlComponent {
 
-    private final SqliteGroupCommit groupCommit;
+    private final LedgerWriter writer;
 
-    /** @param groupCommit the SQLite group-commit writer, or null for camel-sql's own producer on the pool */
-    public LedgerWriteComponent(SqliteGroupCommit groupCommit) {
-        this.groupCommit = groupCommit;
+    /** @param writer who runs the writes (the SQLite group-commit writer, the bounded PostgreSQL writer), or null for camel-sql's own producer on the pool */
+    public LedgerWriteComponent(LedgerWriter writer) {
+        this.writer = writer;
     }
 
-    /** The group-commit writer, or null when every write commits alone. */
-    public SqliteGroupCommit groupCommit() {
-        return groupCommit;
+    /** Who runs the writes, or null when camel-sql's producer does. */
+    public LedgerWriter writer() {
+        return writer;
     }
 
     @Override
     protected Endpoint createEndpoint(String uri, String remaining, Map<String, Object> parameters) throws Exception {
         SqlEndpoint statement = (SqlEndpoint) super.createEndpoint(uri, remaining, parameters);
-        return new LedgerWriteEndpoint(uri, this, statement, groupCommit);
+        return new LedgerWriteEndpoint(uri, this, statement, writer);
     }
 
     @Override
     protected void doStop() throws Exception {
-        if (groupCommit != null) {
-            groupCommit.close();
+        if (writer != null) {
+            writer.close();
         }
         super.doStop();
     }

@@ -9,21 +9,22 @@ import org.apache.camel.support.service.ServiceHelper;
 
 /**
  * A {@code ledger-write:} endpoint: one write statement of a SQL file, as the {@link SqlEndpoint} camel-sql made of
- * it, run by {@link SqliteGroupCommit} when there is one, else by camel-sql's own producer. A producer only; one
- * statement per exchange (no batch, no SQL from the body).
+ * it, run by the component's {@link LedgerWriter} when there is one ({@link SqliteGroupCommit} on SQLite,
+ * {@link BoundedPoolWriter} on PostgreSQL), else by camel-sql's own producer. A producer only; one statement per
+ * exchange (no batch, no SQL from the body).
  */
 public class LedgerWriteEndpoint extends DefaultEndpoint {
 
     private final SqlEndpoint statement;
-    private final SqliteGroupCommit groupCommit;
+    private final LedgerWriter writer;
 
-    LedgerWriteEndpoint(String uri, LedgerWriteComponent component, SqlEndpoint statement, SqliteGroupCommit groupCommit) {
+    LedgerWriteEndpoint(String uri, LedgerWriteComponent component, SqlEndpoint statement, LedgerWriter writer) {
         super(uri, component);
         if (statement.isBatch() || statement.isUseMessageBodyForSql()) {
             throw new IllegalArgumentException(uri + ": a ledger write is one statement of its SQL file (no batch, no SQL from the body)");
         }
         this.statement = statement;
-        this.groupCommit = groupCommit;
+        this.writer = writer;
     }
 
     /** The camel-sql endpoint of the statement: its SQL, its prepare-statement strategy, its options. */
@@ -33,7 +34,7 @@ public class LedgerWriteEndpoint extends DefaultEndpoint {
 
     @Override
     public Producer createProducer() throws Exception {
-        return groupCommit != null ? new GroupCommittedWriteProducer(this, statement, groupCommit) : statement.createProducer();
+        return writer != null ? new HandedOffWriteProducer(this, statement, writer) : statement.createProducer();
     }
 
     @Override

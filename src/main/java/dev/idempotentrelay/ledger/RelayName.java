@@ -1,7 +1,6 @@
 package dev.idempotentrelay.ledger;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
+import dev.idempotentrelay.jobs.ClusteredJobStore;
 import java.util.regex.Pattern;
 
 /**
@@ -37,11 +36,7 @@ public final class RelayName {
     }
 
     private static String host() {
-        try {
-            String host = InetAddress.getLocalHost().getHostName();
-            return ALLOWED.matcher(host).matches() ? host : "localhost";
-        } catch (UnknownHostException e) {
-            return "localhost";
-        }
+        String host = ClusteredJobStore.host();
+        return ALLOWED.matcher(host + ":").matches() ? host : "localhost";
     }
 }

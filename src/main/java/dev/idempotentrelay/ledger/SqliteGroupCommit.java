@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * have been committed on its own, durable while its caller was told it failed. The transactions are begun and ended by
  * statements of the writer's own ({@code BEGIN IMMEDIATE}, {@code COMMIT}, {@code ROLLBACK}), so no driver state can
  * disagree with SQLite's. The writer then gives that connection up and takes a new one from the pool for the next
- * group; {@link #failure()} names the error until a group commits again (GET /health).
+ * group.
  * <p>
  * Checkpoints (the WAL copied back into the ledger file) stay off the commit path. SQLite's automatic one, which
  * runs inside the commit that fills the WAL past its limit, is off on the writer's connection: there every caller of
@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * PostgreSQL has no use for it (it shares WAL flushes between concurrent commits itself): there the ledger writes
  * run on the plain pool.
  */
-public final class SqliteGroupCommit implements AutoCloseable {
+public final class SqliteGroupCommit implements LedgerWriter {
 
     private static final Logger LOG = LoggerFactory.getLogger(SqliteGroupCommit.class);
 
@@ -76,7 +76,6 @@ public final class SqliteGroupCommit implements AutoCloseable {
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong checkpoints = new AtomicLong();
-    private volatile String failure;
     private final BackgroundCheckpoint background;
     private boolean stopped; // guarded by queue: nothing is queued after STOP
 
@@ -203,14 +202,12 @@ public final class SqliteGroupCommit implements AutoCloseable {
             execute(c, COMMIT);
         } catch (SQLException | RuntimeException e) {
             LOG.error("ledger commit of {} writes failed, none of them is on disk: {}", group.size(), e.getMessage());
-            failure = e.getMessage() == null ? e.toString() : e.getMessage();
             giveUpConnection();
             for (Write write : group) {
                 write.result().completeExceptionally(e);
             }
             return;
         }
-        failure = null;
         commits.incrementAndGet();
         writes.addAndGet(group.size());
         for (int i = 0; i < group.size(); i++) {
@@ -247,11 +244,6 @@ public final class SqliteGroupCommit implements AutoCloseable {
             case 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 26 -> true; // BUSY LOCKED NOMEM READONLY INTERRUPT IOERR CORRUPT FULL CANTOPEN PROTOCOL NOTADB
             default -> false;
         };
-    }
-
-    /** The error of the last group that failed as a whole, or null once a group has committed since. */
-    public String failure() {
-        return failure;
     }
 
     private static void execute(Connection c, String sql) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.idempotentrelay.ops;
 
+import dev.idempotentrelay.ledger.ReplicationCheck;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -13,19 +14,27 @@ import org.apache.camel.health.HealthCheckHelper;
 /**
  * The answer of GET /health, from camel-health's readiness checks: {@code context}, one {@code route:<id>} per
  * route (a route that should run and is not started is DOWN), and {@code ledger}
- * ({@link LedgerWritableHealthCheck}). Ready (HTTP 200, status UP) only when every one is UP; otherwise HTTP 503,
- * status DOWN. Beside the verdict it says whether the core answered the relay's last call, which does not
- * decide readiness: a relay whose core is down still answers its channels (E902), and stays ready to.
+ * ({@link LedgerCommitCheck}: a probe commit within relay.db.connect-wait-ms). Ready (HTTP 200, status UP) only
+ * when every one is UP; otherwise HTTP 503, status DOWN. Beside the verdict it says whether the core answered the
+ * relay's last call, which does not decide readiness: a relay whose core is down still answers its channels (E902),
+ * and stays ready to. On a PostgreSQL ledger it also says what the relay's commits wait for ({@code replication},
+ * {@link ReplicationCheck}), which does not decide readiness either.
  */
 public class HealthReport {
 
     private CoreCallStatus coreCalls;
+    private ReplicationCheck replication;
 
     public void setCoreCalls(CoreCallStatus coreCalls) {
         this.coreCalls = coreCalls;
     }
 
-    /** Sets the body to the report (status, routes, ledger, core, checks) and the HTTP status code. */
+    /** The replication check of a PostgreSQL ledger; none on SQLite. */
+    public void setReplication(ReplicationCheck replication) {
+        this.replication = replication;
+    }
+
+    /** Sets the body to the report (status, routes, ledger, core, replication, checks) and the HTTP status code. */
     public void report(Exchange exchange) {
         Collection<HealthCheck.Result> results = HealthCheckHelper.invokeReadiness(exchange.getContext());
         List<HealthCheck.Result> sorted = new ArrayList<>(results);
@@ -55,6 +64,9 @@ public class HealthReport {
         report.put("routes", routes ? "UP" : "DOWN");
         report.put("ledger", ledger);
         report.put("core", coreCalls.view());
+        if (replication != null) {
+            report.put("replication", replication.view());
+        }
         report.put("checks", checks);
         exchange.getMessage().setBody(report);
         exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, ready ? 200 : 503);

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.apache.camel.Exchange;
+import java.util.function.BooleanSupplier;
 
 /**
  * The relay's metrics in a Micrometer Prometheus registry, served as Prometheus text by GET /metrics:
@@ -36,6 +37,10 @@ import org.apache.camel.Exchange;
  * <li>{@code relay_job_runs_total{job}} and {@code relay_job_rows_total{job,outcome}}: resolve, reprocess and
  * purge runs and what they did with the rows they handled;</li>
  * <li>gauges that other beans register ({@link #gauge}), such as a purge run's progress.</li>
+ * <li>{@code relay_ledger_writable}: 1 while the last probe commit of the ledger completed in time, else 0
+ * ({@link LedgerCommitCheck}, as /health's ledger);</li>
+ * <li>{@code relay_ledger_unsafe_replication}: 1 while the last check of a PostgreSQL ledger found asynchronous
+ * standbys and no synchronous one, else 0 ({@code ReplicationCheck}).</li>
  * </ul>
  * Recording is a counter increment or a timer sample, looked up once per tag combination.
  */
@@ -163,6 +168,12 @@ public class RelayMetrics {
 
     private static long number(Object value) {
         return value instanceof Number n ? n.longValue() : 0;
+    }
+
+    /** A gauge of 1 or 0, read at every scrape: whether something holds now (relay.ledger.writable is relay_ledger_writable). */
+    public void flag(String name, String description, BooleanSupplier holds) {
+        // held strongly: Micrometer keeps only a weak reference to a gauge's object, and a lambda has no other holder
+        Gauge.builder(name, holds, h -> h.getAsBoolean() ? 1 : 0).description(description).strongReference(true).register(registry);
     }
 
     private Counter counter(String name, String description, String... tags) {

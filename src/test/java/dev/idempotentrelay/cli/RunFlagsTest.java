@@ -57,6 +57,17 @@ class RunFlagsTest {
     }
 
     @Test
+    void allowAsyncReplicationIsASwitchOfRunAndAPropertyOfTrueOrFalse() throws Exception {
+        assertEquals("false", RunCommand.properties(new String[] {"run"}).getOrDefault("relay.db.allow-async-replication", "false"));
+        assertEquals("true", RunCommand.properties(new String[] {"run", "--allow-async-replication", "--db", "jdbc:postgresql://db:5432/relay"})
+                .get("relay.db.allow-async-replication"));
+        assertRefused("idempotent-relay: run: RELAY_DB_ALLOW_ASYNC_REPLICATION must be true or false, not 'yes'",
+                OneShot.withEnvironment(Map.of("RELAY_DB_ALLOW_ASYNC_REPLICATION", "yes"), "run"));
+        assertRefused("idempotent-relay: run: RELAY_DB_CHECK_EVERY must be a whole number of at least 1, not '0'",
+                OneShot.withEnvironment(Map.of("RELAY_DB_CHECK_EVERY", "0"), "run"));
+    }
+
+    @Test
     void theChannelAllowListTakesIpv4AndIpv6CidrsAndBareAddresses() throws Exception {
         String cidrs = "fd00::/8, 127.0.0.1 ,10.0.0.0/8,::1";
         assertEquals(cidrs, RunCommand.properties(new String[] {"run", "--channel-allow", cidrs}).get("relay.channel.allow"));

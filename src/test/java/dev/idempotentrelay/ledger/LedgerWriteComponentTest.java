@@ -105,7 +105,7 @@ class LedgerWriteComponentTest {
         start(groupCommit);
         LedgerWriteEndpoint endpoint = camel.getEndpoint("ledger-write:classpath:sql/claim-new-guid.sql", LedgerWriteEndpoint.class);
         assertInstanceOf(ParsedNamedParameters.class, endpoint.statement().getPrepareStatementStrategy());
-        assertInstanceOf(GroupCommittedWriteProducer.class, endpoint.createProducer());
+        assertInstanceOf(HandedOffWriteProducer.class, endpoint.createProducer());
 
         assertEquals(1, count(claim("GC00000000000000000000000000000A", new byte[] {1})));
         assertNotNull(createdAt("GC00000000000000000000000000000A"), "committed when the exchange went on");

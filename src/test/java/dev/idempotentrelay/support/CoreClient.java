@@ -31,6 +31,13 @@ public final class CoreClient {
         return n == null ? 0 : n.asLong();
     }
 
+    /** POSTs the core received, by GUID. */
+    public java.util.Map<String, Long> callsByGuid() throws IOException, InterruptedException {
+        java.util.Map<String, Long> calls = new java.util.HashMap<>();
+        stats().get("by_guid").fields().forEachRemaining(e -> calls.put(e.getKey(), e.getValue().asLong()));
+        return calls;
+    }
+
     /** The status of {@code GET /v1/transfers/{guid}}: 200 once the core applied it, 404 before. */
     public int inquiryStatus(String guid) throws IOException, InterruptedException {
         return get("/v1/transfers/" + guid).statusCode();

@@ -202,6 +202,11 @@ public final class JarProcess implements AutoCloseable {
         return List.copyOf(errors);
     }
 
+    /** Whether the process still runs (it was not stopped, and did not end on its own). */
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
     /** kill -9: no shutdown hook runs. */
     public void kill() throws InterruptedException {
         process.destroyForcibly();

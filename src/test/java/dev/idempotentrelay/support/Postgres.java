@@ -20,6 +20,8 @@ import java.util.stream.Stream;
  * port, fsync on (the default), trust authentication for user postgres. As root (as CI runs) it runs the server as
  * the user postgres, since initdb refuses root. {@link #shared()} is one server for the whole test JVM, each test
  * taking a new database of it; {@link #start()} is a server of the test's own, that it may stop and start again.
+ * A server of its own can also be a primary with streaming standbys ({@link #standby}, made by pg_basebackup -R),
+ * killed with SIGKILL ({@link #killPostmaster}), and a standby promoted ({@link #promote}).
  */
 public final class Postgres implements AutoCloseable {
 
@@ -29,11 +31,13 @@ public final class Postgres implements AutoCloseable {
     private final Path bin;
     private final Path dir;
     public final int port;
+    private final List<String> settings;
 
-    private Postgres(Path bin, Path dir, int port) {
+    private Postgres(Path bin, Path dir, int port, List<String> settings) {
         this.bin = bin;
         this.dir = dir;
         this.port = port;
+        this.settings = settings;
     }
 
     /** The server of this test JVM, started on first use and stopped when the JVM exits. */
@@ -48,9 +52,17 @@ public final class Postgres implements AutoCloseable {
 
     /** A new server of the caller's own. */
     public static Postgres start() throws Exception {
+        return start(List.of());
+    }
+
+    /**
+     * A new server of the caller's own, started with these settings ({@code name=value}, as {@code -c} options: they
+     * are not in its postgresql.conf, so a standby made from it does not inherit them).
+     */
+    public static Postgres start(List<String> settings) throws Exception {
         Path bin = binaries();
         Path dir = Files.createTempDirectory("relay-pg");
-        Postgres server = new Postgres(bin, dir, Ports.free());
+        Postgres server = new Postgres(bin, dir, Ports.free(), settings);
         if (isRoot()) {
             run(List.of("chown", "-R", "postgres:postgres", dir.toString()));
         }
@@ -58,6 +70,62 @@ public final class Postgres implements AutoCloseable {
                 "--no-sync", "-E", "UTF8"));
         server.startServer();
         return server;
+    }
+
+    /**
+     * A streaming standby of this server, made by {@code pg_basebackup -R} (standby.signal and primary_conninfo
+     * written), started on a port of its own with {@code cluster_name} = {@code name}, which is its application_name
+     * on the primary (what synchronous_standby_names names). Returns once the primary sees it streaming.
+     */
+    public Postgres standby(String name) throws Exception {
+        Path standbyDir = Files.createTempDirectory("relay-pg-standby");
+        if (isRoot()) {
+            run(List.of("chown", "-R", "postgres:postgres", standbyDir.toString()));
+        }
+        pg(List.of(bin.resolve("pg_basebackup").toString(), "-h", "127.0.0.1", "-p", Integer.toString(port), "-U", "postgres",
+                "-D", standbyDir.resolve("data").toString(), "-R", "-X", "stream", "--no-sync"));
+        Postgres standby = new Postgres(bin, standbyDir, Ports.free(), List.of("cluster_name=" + name));
+        standby.startServer();
+        Await.until(name + " streams from the primary", java.time.Duration.ofSeconds(60),
+                () -> query("SELECT count(*) FROM pg_stat_replication WHERE application_name = '" + name + "' AND state = 'streaming'")
+                        .equals("1"));
+        return standby;
+    }
+
+    /** Sets a server setting (ALTER SYSTEM) and reloads the configuration; a null value resets it. */
+    public void set(String setting, String value) throws SQLException {
+        try (Connection c = DriverManager.getConnection(url("postgres")); Statement s = c.createStatement()) {
+            s.execute(value == null ? "ALTER SYSTEM RESET " + setting : "ALTER SYSTEM SET " + setting + " = '" + value + "'");
+            s.execute("SELECT pg_reload_conf()");
+        }
+    }
+
+    /** A statement on the database postgres, such as CREATE DATABASE. */
+    public void execute(String sql) throws SQLException {
+        try (Connection c = DriverManager.getConnection(url("postgres")); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    /** The first column of the first row of a query on the database postgres, as text. */
+    public String query(String sql) throws SQLException {
+        try (Connection c = DriverManager.getConnection(url("postgres")); Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery(sql)) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    /** SIGKILL to the postmaster, as a crash of the primary: its backends end once they notice, nothing is shut down. */
+    public void killPostmaster() throws Exception {
+        long pid = Long.parseLong(Files.readAllLines(dir.resolve("data").resolve("postmaster.pid")).get(0).strip());
+        ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no postmaster " + pid));
+        postmaster.destroyForcibly();
+        postmaster.onExit().get(30, TimeUnit.SECONDS);
+    }
+
+    /** pg_ctl promote of a standby, returning once it is a primary. */
+    public void promote() throws Exception {
+        pg(List.of(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-w", "-t", "60", "promote"));
     }
 
     /** A JDBC URL of a database of its own on this server, created empty. */
@@ -81,7 +149,8 @@ public final class Postgres implements AutoCloseable {
     public void startServer() throws Exception {
         pg(List.of(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-w", "-t", "60",
                 "-l", dir.resolve("server.log").toString(),
-                "-o", "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c max_connections=200", "start"));
+                "-o", "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c max_connections=200"
+                        + settings.stream().map(setting -> " -c " + setting).collect(java.util.stream.Collectors.joining()), "start"));
     }
 
     @Override

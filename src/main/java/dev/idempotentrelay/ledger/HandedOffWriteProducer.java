@@ -12,23 +12,23 @@ import org.apache.camel.component.sql.SqlPrepareStatementStrategy;
 import org.apache.camel.support.DefaultProducer;
 
 /**
- * Sends a ledger write to {@link SqliteGroupCommit} and waits for its commit: camel-sql's steps up to the binding
+ * Hands a ledger write to its {@link LedgerWriter} and waits for its commit: camel-sql's steps up to the binding
  * (the query prepared and the parameter values taken from the exchange by the endpoint's strategy), then the
  * statement and its values handed to the writer, which binds them with that same strategy. The exchange gets the
- * update count in {@code CamelSqlUpdateCount}, as from camel-sql, once the write is on disk; a failed write throws
- * its {@link java.sql.SQLException}.
+ * update count in {@code CamelSqlUpdateCount}, as from camel-sql, once the write is committed; a failed write (or
+ * one the writer cannot take as committed) throws its {@link java.sql.SQLException}.
  */
-final class GroupCommittedWriteProducer extends DefaultProducer {
+final class HandedOffWriteProducer extends DefaultProducer {
 
     private final SqlEndpoint statement;
-    private final SqliteGroupCommit groupCommit;
+    private final LedgerWriter writer;
     private final SqlPrepareStatementStrategy strategy;
     private String query;
 
-    GroupCommittedWriteProducer(LedgerWriteEndpoint endpoint, SqlEndpoint statement, SqliteGroupCommit groupCommit) {
+    HandedOffWriteProducer(LedgerWriteEndpoint endpoint, SqlEndpoint statement, LedgerWriter writer) {
         super(endpoint);
         this.statement = statement;
-        this.groupCommit = groupCommit;
+        this.writer = writer;
         // LedgerSqlComponent gives every endpoint ParsedNamedParameters; camel-sql's default otherwise, as its producer
         this.strategy = statement.getPrepareStatementStrategy() != null
                 ? statement.getPrepareStatementStrategy() : new DefaultSqlPrepareStatementStrategy(statement.getSeparator());
@@ -53,6 +53,6 @@ final class GroupCommittedWriteProducer extends DefaultProducer {
                 values.add(i.next());
             }
         }
-        exchange.getIn().setHeader(SqlConstants.SQL_UPDATE_COUNT, groupCommit.write(prepared, values, strategy));
+        exchange.getIn().setHeader(SqlConstants.SQL_UPDATE_COUNT, writer.write(prepared, values, strategy));
     }
 }

@@ -1,0 +1,25 @@
+package dev.idempotentrelay.ledger;
+
+import java.sql.SQLException;
+import java.util.List;
+import org.apache.camel.component.sql.SqlPrepareStatementStrategy;
+
+/**
+ * Who runs the ledger's writes for the {@code ledger-write:} endpoints, once camel-sql prepared them: the group-commit
+ * writer on SQLite ({@link SqliteGroupCommit}), the bounded writer on PostgreSQL ({@link BoundedPoolWriter}).
+ */
+public interface LedgerWriter extends AutoCloseable {
+
+    /**
+     * Runs one write and returns its update count once it is committed and acknowledged.
+     *
+     * @param sql the statement with {@code ?} markers
+     * @param values its parameter values, in order, as camel-sql computed them
+     * @param binder the endpoint's strategy, which binds them to the prepared statement as camel-sql would
+     * @throws SQLException when the write failed, or when it cannot be taken as committed
+     */
+    int write(String sql, List<?> values, SqlPrepareStatementStrategy binder) throws SQLException;
+
+    @Override
+    void close() throws SQLException;
+}

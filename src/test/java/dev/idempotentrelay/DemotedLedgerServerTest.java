@@ -1,0 +1,92 @@
+package dev.idempotentrelay;
+
+import static dev.idempotentrelay.support.Requests.newGuid;
+import static dev.idempotentrelay.support.Requests.transfer;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idempotentrelay.core.CoreSimulator;
+import dev.idempotentrelay.ledger.LedgerDialect;
+import dev.idempotentrelay.ledger.LedgerSchema;
+import dev.idempotentrelay.support.Await;
+import dev.idempotentrelay.support.Channel;
+import dev.idempotentrelay.support.CoreClient;
+import dev.idempotentrelay.support.LedgerFile;
+import dev.idempotentrelay.support.Postgres;
+import dev.idempotentrelay.support.RelayUnderTest;
+import dev.idempotentrelay.support.Resources;
+import dev.idempotentrelay.telegram.Telegram;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * A relay on a multi-host URL whose server is demoted (made read-only: every write SQLSTATE 25006) while another
+ * host becomes the one that takes writes: the pool drops its connections to the read-only server and serves from the
+ * other, without a restart (SPEC section 9). HikariCP alone keeps a connection whose statement failed with 25006,
+ * and the relay answered E902 for ever.
+ */
+class DemotedLedgerServerTest {
+
+    @RegisterExtension
+    final Resources running = new Resources();
+
+    private static String ledgerOn(Postgres server) {
+        return "jdbc:postgresql://127.0.0.1:" + server.port + "/ledger?user=postgres";
+    }
+
+    @Test
+    void connectionsToAServerMadeReadOnlyAreDroppedAndTheRelayServesFromTheNewPrimary() throws Exception {
+        Postgres a = running.keep(Postgres.start());
+        Postgres b = running.keep(Postgres.start());
+        for (Postgres server : new Postgres[] {a, b}) {
+            server.execute("CREATE DATABASE ledger");
+            PGSimpleDataSource schema = new PGSimpleDataSource();
+            schema.setURL(ledgerOn(server));
+            LedgerSchema.apply(schema, LedgerDialect.POSTGRESQL);
+        }
+        // b takes no writes: to pgjdbc's targetServerType=primary it is not a primary
+        b.set("default_transaction_read_only", "on");
+        CoreSimulator core = running.keep(CoreSimulator.start(0, 1_000));
+        CoreClient coreView = new CoreClient(core.url());
+        String url = "jdbc:postgresql://127.0.0.1:" + a.port + ",127.0.0.1:" + b.port + "/ledger?targetServerType=primary&user=postgres";
+        RelayUnderTest relay = running.keep(RelayUnderTest.onLedger(url, core.url()).start());
+        String before = newGuid();
+        assertEquals("0000", Telegram.rspCode(send(relay, before)));
+        assertEquals("DONE", LedgerFile.at(ledgerOn(a)).row(before).get("state"));
+
+        // the failover: a demoted (read-only), b the primary
+        b.set("default_transaction_read_only", null);
+        a.set("default_transaction_read_only", "on");
+        Map<String, String> replies = new HashMap<>();
+        Await.until("a transfer is 0000 again", Duration.ofSeconds(30), () -> {
+            String guid = newGuid();
+            String code = Telegram.rspCode(send(relay, guid));
+            replies.put(guid, code);
+            return code.equals("0000");
+        });
+        for (Map.Entry<String, String> reply : replies.entrySet()) {
+            String guid = reply.getKey();
+            if (reply.getValue().equals("0000")) {
+                assertEquals("DONE", LedgerFile.at(ledgerOn(b)).row(guid).get("state"), "on the new primary");
+                assertNull(LedgerFile.at(ledgerOn(a)).row(guid), "not on the demoted server");
+                assertEquals(1, coreView.calls(guid));
+            } else {
+                assertEquals("E902", reply.getValue(), guid);
+                assertEquals(0, coreView.calls(guid), guid + " was E902 but reached the core");
+            }
+        }
+        assertTrue(replies.size() < 30, "E902 for " + replies.size() + " transfers before the relay moved");
+        assertEquals("UP", relay.admin().json("/health", 200).get("ledger").asText());
+    }
+
+    private static byte[] send(RelayUnderTest relay, String guid) throws Exception {
+        try (Channel channel = Channel.open(relay.port)) {
+            return channel.send(transfer(guid));
+        }
+    }
+}
