@@ -200,7 +200,8 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("resolveSummary", new JobRunSummary(metrics, "resolve"));
         beans.bind("reprocessSummary", new JobRunSummary(metrics, "reprocess"));
         // the timed work's batches: a purge run's progress, stale SENT rows made UNKNOWN batch after batch
-        beans.bind("purgeRun", new PurgeRun(metrics, Double.parseDouble(text(context, "relay.jobs.batch-share"))));
+        beans.bind("purgeRun", new PurgeRun(metrics, Double.parseDouble(text(context, "relay.jobs.batch-share")),
+                integer(context, "relay.history.days")));
         beans.bind("staleSentBatch", new RowBatch(metrics, "SENT", "UNKNOWN", "staleCount"));
         // the timing settings, for alert rules that compare ages with them
         metrics.setting("min-age", number(context, "relay.resolve.min-age"));

@@ -63,6 +63,7 @@ class RoutePageBrowserTest extends CoreAndRelayTest {
         }
         Set<String> expected = new TreeSet<>(RouteFileIds.of(Path.of("routes")).keySet());
         expected.removeAll(TIMED); // with jobs off, their timers' routes are not loaded
+        expected.remove("watch-ledger-replication"); // a PostgreSQL ledger's alone
         expected.add("relay");
         assertEquals(expected, drawn, "the whole relay and each route drawn in the page");
         assertTrue(dom.contains(">core-accepted<") && dom.contains(">1 exchange<"), "the counts in the page");

@@ -25,6 +25,7 @@ public class PurgeRun {
 
     private final RelayMetrics metrics;
     private final double share;
+    private final int historyDays;
     private volatile boolean running;
     private long batchStartedNanos;
     private long repliesBefore;
@@ -32,13 +33,17 @@ public class PurgeRun {
     private volatile long startedNanos;
     private volatile long endedNanos;
 
-    /** @param share the most of the ledger's time the batches take while channels send, above 0 and at most 1 */
-    public PurgeRun(RelayMetrics metrics, double share) {
+    /**
+     * @param share the most of the ledger's time the batches take while channels send, above 0 and at most 1
+     * @param historyDays the days a history row is kept (relay.history.days), for the summary line
+     */
+    public PurgeRun(RelayMetrics metrics, double share, int historyDays) {
         if (!(share > 0 && share <= 1)) {
             throw new IllegalArgumentException("the share of the timed work's batches must be above 0 and at most 1, not " + share);
         }
         this.metrics = metrics;
         this.share = share;
+        this.historyDays = historyDays;
         metrics.gauge("relay.purge.running", "1 while a purge run deletes due DONE rows, batch after batch", () -> running ? 1 : 0);
         metrics.gauge("relay.purge.run.rows", "Rows deleted so far in the current purge run, or in all in the last one", () -> rows);
         metrics.gauge("relay.purge.run.seconds", "Duration of the current purge run so far, or of the last one", this::seconds);
@@ -100,9 +105,9 @@ public class PurgeRun {
         int batches = exchange.getVariable("purgeBatches", 0, Integer.class);
         metrics.jobRun("purge");
         exchange.setVariable("rowsHandled", deleted);
-        exchange.getMessage().setBody(String.format(Locale.ROOT, "purge: %d deleted in %d %s, %.1f s; %d history rows past %s days",
+        exchange.getMessage().setBody(String.format(Locale.ROOT, "purge: %d deleted in %d %s, %.1f s; %d history rows past %d days",
                 deleted, batches, batches == 1 ? "batch" : "batches", seconds(), exchange.getVariable("purgedHistory", 0L, Long.class),
-                exchange.getContext().resolvePropertyPlaceholders("{{relay.history.days}}")));
+                historyDays));
     }
 
     private double seconds() {

@@ -22,7 +22,7 @@ class PurgeRunTest {
 
     @Test
     void whileChannelsSendEachBatchIsFollowedByAPauseThatKeepsItToItsShare() throws Exception {
-        PurgeRun run = new PurgeRun(metrics, 0.25);
+        PurgeRun run = new PurgeRun(metrics, 0.25, 90);
         Exchange exchange = new DefaultExchange(new DefaultCamelContext());
         run.start(exchange);
         long t0 = System.nanoTime();
@@ -38,7 +38,7 @@ class PurgeRunTest {
 
     @Test
     void withNoChannelSendingThereIsNoPause() throws Exception {
-        PurgeRun run = new PurgeRun(metrics, 0.25);
+        PurgeRun run = new PurgeRun(metrics, 0.25, 90);
         Exchange exchange = new DefaultExchange(new DefaultCamelContext());
         run.start(exchange);
         Thread.sleep(20);
@@ -52,7 +52,7 @@ class PurgeRunTest {
 
     @Test
     void aShareOutsideZeroToOneIsRefused() {
-        assertThrows(IllegalArgumentException.class, () -> new PurgeRun(metrics, 0));
-        assertThrows(IllegalArgumentException.class, () -> new PurgeRun(metrics, 1.5));
+        assertThrows(IllegalArgumentException.class, () -> new PurgeRun(metrics, 0, 90));
+        assertThrows(IllegalArgumentException.class, () -> new PurgeRun(metrics, 1.5, 90));
     }
 }

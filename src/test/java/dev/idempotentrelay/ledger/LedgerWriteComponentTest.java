@@ -61,6 +61,7 @@ class LedgerWriteComponentTest {
     private void start(SqliteGroupCommit groupCommit) throws Exception {
         camel = new DefaultCamelContext();
         LedgerDialect.SQLITE.sql().forEach(camel.getPropertiesComponent()::addInitialProperty);
+        camel.getPropertiesComponent().addInitialProperty("relay.ledger.relay", RelayName.literal("test-relay"));
         LedgerWriteComponent writes = new LedgerWriteComponent(groupCommit);
         writes.setDataSource(pool);
         camel.addComponent("ledger-write", writes);
