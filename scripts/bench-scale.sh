@@ -141,11 +141,20 @@ for line in open(base + ".seconds"):
     if p and p[0] == "sec":
         seconds[int(p[1])] = (int(p[3]), float(p[5]))
 seconds.pop(max(seconds), None)  # the last second is cut short by the run's end
+import re
 purge = {}
+try:
+    # the one-shot purge command beside the relay: the seconds it ran, from its start and its summary's duration
+    start, line = open(base + ".cron").read().split(" ", 1)
+    took = float(re.search(r", ([0-9.]+) s;", line).group(1))
+    for s in range(int(start), int(int(start) + took) + 1):
+        purge[s] = 0
+except (FileNotFoundError, AttributeError, ValueError):
+    pass
 try:
     for line in open(base + ".purge"):
         p = line.split()
-        if len(p) == 3 and p[1] in ("0", "1") and p[1] == "1":
+        if len(p) == 3 and float(p[1]) == 1:
             purge[int(float(p[0]))] = int(float(p[2]))
 except FileNotFoundError:
     pass
@@ -157,8 +166,11 @@ if per:
 if purge:
     during = [s for s in sorted(seconds) if s in purge]
     if during:
-        print(f"  while the purge ran (seconds {during[0]} to {during[-1]} of the run): slowest second {min(seconds[s][0] for s in during)} replies,"
-              f" slowest reply {max(seconds[s][1] for s in during):.1f} ms, median second {sorted(seconds[s][0] for s in during)[len(during) // 2]} replies")
+        first, last = during[0], during[-1]
+        rate = (purge[last] - purge[first]) / max(1, last - first) if purge[last] else 0
+        print(f"  while the purge ran (seconds {first} to {last} of the run): slowest second {min(seconds[s][0] for s in during)} replies,"
+              f" slowest reply {max(seconds[s][1] for s in during):.1f} ms, median second {sorted(seconds[s][0] for s in during)[len(during) // 2]} replies;"
+              f" the purge deleted {purge[last]} rows by then, {rate:.0f} rows/s")
 print("  replies per second, run from its start:", " ".join(str(seconds[s][0]) for s in sorted(seconds)))
 EOF
 }
@@ -182,7 +194,8 @@ run() { # kind name db [relay flags...]
         >> "$work/$kind-cron.out" ) & cron_pid=$!
   fi
   wait "$load"
-  [ -z "$cron_pid" ] || { wait "$cron_pid"; tail -n 1 "$work/$kind-cron.out"; }
+  [ -z "$cron_pid" ] || { wait "$cron_pid"; tail -n 1 "$work/$kind-cron.out";
+    echo "$((WARMUP + PURGE_AT)) $(grep '^purge: ' "$work/$kind-cron.out" | tail -n 1)" > "$work/$kind-$name.cron"; }
   kill "$watcher" 2>/dev/null || true
   if [ "$name" = purge ]; then
     grep -h "purge: " "$work/$kind-$name.log" | sed 's/^.*\(purge: \)/  the relay'"'"'s purge: \1/' || echo "  (no purge run ended within the run)"

@@ -66,6 +66,33 @@ class SqliteGroupCommitTest {
         pool.close();
     }
 
+    /** What one caller thread does, given its number. */
+    private interface Caller {
+        void run(int thread) throws Exception;
+    }
+
+    /** Runs {@code threads} callers at once (they start together) and waits for every one; a caller's failure fails the test. */
+    private static void together(int threads, Caller caller) throws Exception {
+        CyclicBarrier start = new CyclicBarrier(threads);
+        ExecutorService callers = Executors.newFixedThreadPool(threads);
+        List<Future<?>> results = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                results.add(callers.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    caller.run(thread);
+                    return null;
+                }));
+            }
+            for (Future<?> result : results) {
+                result.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+
     private int claim(String guid) throws SQLException {
         return claim(guid, "SENT", 1L);
     }
@@ -137,46 +164,30 @@ class SqliteGroupCommitTest {
             s.execute("CREATE TABLE bait (n INTEGER)");
             s.execute("CREATE TRIGGER bait_rolls_back AFTER INSERT ON bait BEGIN SELECT RAISE(ROLLBACK, 'rolled back by SQLite itself'); END");
         }
-        int threads = 16;
         int each = 60;
-        CyclicBarrier together = new CyclicBarrier(threads);
-        ExecutorService callers = Executors.newFixedThreadPool(threads);
         List<String> reportedCommitted = new CopyOnWriteArrayList<>();
         List<String> reportedFailed = new CopyOnWriteArrayList<>();
-        List<Future<?>> results = new ArrayList<>();
-        try {
-            for (int t = 0; t < threads; t++) {
-                int thread = t;
-                results.add(callers.submit(() -> {
-                    together.await(10, TimeUnit.SECONDS);
-                    for (int n = 0; n < each; n++) {
-                        if ((thread + n) % 6 == 0) {
-                            assertThrows(SQLException.class, () -> writer.write("INSERT INTO bait (n) VALUES (?)", List.of(1), CAMEL_SQL));
-                            continue;
-                        }
-                        if ((thread + n) % 6 == 3) {
-                            // a write that fails alone (a CHECK): the writer rolls back and runs the others again
-                            String bogus = String.format("B%02dN%028d", thread, n);
-                            assertThrows(SQLException.class, () -> claim(bogus, "BOGUS", 1L));
-                            continue;
-                        }
-                        String guid = String.format("R%02dN%028d", thread, n);
-                        try {
-                            assertEquals(1, claim(guid));
-                            reportedCommitted.add(guid);
-                        } catch (SQLException e) {
-                            reportedFailed.add(guid);
-                        }
-                    }
-                    return null;
-                }));
+        together(16, thread -> {
+            for (int n = 0; n < each; n++) {
+                if ((thread + n) % 6 == 0) {
+                    assertThrows(SQLException.class, () -> writer.write("INSERT INTO bait (n) VALUES (?)", List.of(1), CAMEL_SQL));
+                    continue;
+                }
+                if ((thread + n) % 6 == 3) {
+                    // a write that fails alone (a CHECK): the writer rolls back and runs the others again
+                    String bogus = String.format("B%02dN%028d", thread, n);
+                    assertThrows(SQLException.class, () -> claim(bogus, "BOGUS", 1L));
+                    continue;
+                }
+                String guid = String.format("R%02dN%028d", thread, n);
+                try {
+                    assertEquals(1, claim(guid));
+                    reportedCommitted.add(guid);
+                } catch (SQLException e) {
+                    reportedFailed.add(guid);
+                }
             }
-            for (Future<?> result : results) {
-                result.get(120, TimeUnit.SECONDS);
-            }
-        } finally {
-            callers.shutdownNow();
-        }
+        });
         for (String guid : reportedCommitted) {
             assertTrue(committed(guid), guid + " was reported committed but is not on disk");
         }
@@ -199,67 +210,52 @@ class SqliteGroupCommitTest {
     void aBadStatementAmongConcurrentGoodOnesFailsAloneAndTheGoodOnesAreOnDisk() throws Exception {
         int threads = 16;
         int each = 100;
-        CyclicBarrier together = new CyclicBarrier(threads);
-        ExecutorService callers = Executors.newFixedThreadPool(threads);
         List<String> good = new CopyOnWriteArrayList<>();
         List<String> bad = new CopyOnWriteArrayList<>();
-        List<Future<?>> results = new ArrayList<>();
-        try {
-            for (int t = 0; t < threads; t++) {
-                int thread = t;
-                results.add(callers.submit(() -> {
-                    together.await(10, TimeUnit.SECONDS);
-                    for (int n = 0; n < each; n++) {
-                        String guid = String.format("T%02dN%028d", thread, n);
-                        SQLException failure = null;
-                        String expected = null;
-                        try {
-                            switch ((thread + n) % 8) {
-                                case 1 -> {
-                                    expected = "CHECK";
-                                    claim(guid, "BOGUS", 1L);
-                                }
-                                case 3 -> {
-                                    expected = "integer overflow";
-                                    claim(guid, "SENT", Long.MIN_VALUE);
-                                }
-                                case 5 -> {
-                                    expected = "no_such_table";
-                                    writer.write("UPDATE no_such_table SET x = ? WHERE guid = ?", List.of("x", guid), CAMEL_SQL);
-                                }
-                                case 7 -> {
-                                    expected = "mismatch";
-                                    writer.write(CLAIM, List.of(guid, "SENT"), CAMEL_SQL);
-                                }
-                                default -> {
-                                    assertEquals(1, claim(guid));
-                                    if (!committed(guid)) {
-                                        throw new AssertionError(guid + " was claimed but not committed when the claim returned");
-                                    }
-                                    good.add(guid);
-                                }
-                            }
-                        } catch (SQLException e) {
-                            failure = e;
+        together(threads, thread -> {
+            for (int n = 0; n < each; n++) {
+                String guid = String.format("T%02dN%028d", thread, n);
+                SQLException failure = null;
+                String expected = null;
+                try {
+                    switch ((thread + n) % 8) {
+                        case 1 -> {
+                            expected = "CHECK";
+                            claim(guid, "BOGUS", 1L);
                         }
-                        if (expected != null) {
-                            if (failure == null || !failure.getMessage().contains(expected)) {
-                                throw new AssertionError(guid + ": expected a failure with " + expected + ", got " + failure, failure);
+                        case 3 -> {
+                            expected = "integer overflow";
+                            claim(guid, "SENT", Long.MIN_VALUE);
+                        }
+                        case 5 -> {
+                            expected = "no_such_table";
+                            writer.write("UPDATE no_such_table SET x = ? WHERE guid = ?", List.of("x", guid), CAMEL_SQL);
+                        }
+                        case 7 -> {
+                            expected = "mismatch";
+                            writer.write(CLAIM, List.of(guid, "SENT"), CAMEL_SQL);
+                        }
+                        default -> {
+                            assertEquals(1, claim(guid));
+                            if (!committed(guid)) {
+                                throw new AssertionError(guid + " was claimed but not committed when the claim returned");
                             }
-                            bad.add(guid);
-                        } else if (failure != null) {
-                            throw new AssertionError(guid + " (a good claim) failed: " + failure, failure);
+                            good.add(guid);
                         }
                     }
-                    return null;
-                }));
+                } catch (SQLException e) {
+                    failure = e;
+                }
+                if (expected != null) {
+                    if (failure == null || !failure.getMessage().contains(expected)) {
+                        throw new AssertionError(guid + ": expected a failure with " + expected + ", got " + failure, failure);
+                    }
+                    bad.add(guid);
+                } else if (failure != null) {
+                    throw new AssertionError(guid + " (a good claim) failed: " + failure, failure);
+                }
             }
-            for (Future<?> result : results) {
-                result.get(120, TimeUnit.SECONDS);
-            }
-        } finally {
-            callers.shutdownNow();
-        }
+        });
         assertEquals(threads * each / 2, good.size());
         assertEquals(threads * each / 2, bad.size());
         for (String guid : good) {
