@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.camel.ProducerTemplate;
 import org.junit.jupiter.api.AfterEach;
@@ -29,8 +30,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * SPEC section 5: the purge deletes due DONE rows in bounded batches, each its own short transaction, on both ledgers
  * (a real SQLite file through the group-commit writer, a real PostgreSQL server): a transfer sent while a purge runs is
- * answered before the purge ends, a purge that a stop ends leaves its batches committed and the next run goes on, and
- * whatever the batch size only DONE rows older than the purge age are deleted.
+ * answered before the purge ends, a purge that a stop ends leaves its batches committed and the next run goes on,
+ * whatever the batch size only DONE rows older than the purge age are deleted, and the one-shot purge command beside a
+ * running relay pauses between its batches while the relay's channels send (and not while nobody else writes).
  */
 class BatchedPurgeTest {
 
@@ -93,7 +95,7 @@ class BatchedPurgeTest {
     }
 
     private static void assertSummary(String rowsAndBatches, String summary) {
-        assertTrue(summary.matches(Pattern.quote(rowsAndBatches) + "\\d+\\.\\d s; 0 history rows past 90 days"), summary);
+        assertTrue(summary.matches(Pattern.quote(rowsAndBatches) + "\\d+\\.\\d s, \\d+\\.\\d s of it paused for other writers; 0 history rows past 90 days"), summary);
     }
 
     @ParameterizedTest
@@ -174,9 +176,40 @@ class BatchedPurgeTest {
                         "purge", "--db", ledger, "--days", "7");
                 assertEquals(0, purge.exitCode, purge.toString());
                 assertSummary("purge: " + c[1] + " deleted in " + c[2] + (c[2] == 1 ? " batch, " : " batches, "), purge.summary());
+                // nobody else wrote to the ledger: the batches followed one another without a pause
+                assertTrue(purge.summary().contains(", 0.0 s of it paused for other writers; "), purge.summary());
                 assertEquals(0, due(rows), "batch size " + c[0]);
                 assertKept(rows);
             }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void theOneShotPurgeBesideARunningRelayPausesWhileTheRelaysChannelsSend(String kind) throws Exception {
+        String ledger = ledger(kind);
+        int due = 20_000;
+        try (RelayUnderTest relay = relay(ledger, 2_000)) {
+            fill(file(ledger), due);
+            // the purge command from cron, in batches of 50, beside the relay that channels are sending to
+            CompletableFuture<OneShot> purge = CompletableFuture.supplyAsync(() -> OneShot.withEnvironment(
+                    Map.of("RELAY_JOBS_BATCH_SIZE", "50"), "purge", "--db", ledger, "--days", "7"));
+            int answered = 0;
+            try (Channel channel = Channel.open(relay.port)) {
+                while (!purge.isDone()) {
+                    String guid = newGuid();
+                    assertEquals("0000", Telegram.rspCode(channel.send(transfer(guid))));
+                    answered++;
+                }
+            }
+            OneShot run = purge.get(120, TimeUnit.SECONDS);
+            assertEquals(0, run.exitCode, run.toString());
+            assertSummary("purge: " + due + " deleted in " + (due / 50 + 1) + " batches, ", run.summary());
+            Matcher paused = Pattern.compile(", (\\d+\\.\\d) s of it paused for other writers; ").matcher(run.summary());
+            assertTrue(paused.find() && Double.parseDouble(paused.group(1)) > 0,
+                    "the purge left the ledger to the relay's " + answered + " transfers between its batches: " + run.summary());
+            assertEquals(0, due(file(ledger)));
+            assertKept(file(ledger));
         }
     }
 }

@@ -13,13 +13,17 @@ import org.apache.camel.Exchange;
  * {@code relay_state_transitions_total{from="DONE",to="purged"}} and {@code relay_job_rows_total{job="purge",outcome="deleted"}}.
  * Then the history rows past relay.history.days go the same way ({@link #historyBatch}), counted in
  * {@code relay_job_rows_total{job="purge",outcome="history-deleted"}}. The summary line, the body at the end, says how
- * many DONE rows in how many batches and how long, and how many history rows: what the one-shot command prints and the
+ * many DONE rows in how many batches and how long (and how much of it paused for other writers), and how many history rows: what the one-shot command prints and the
  * timed route logs.
  * <p>
- * While channels are sending, the batches take at most a share of the ledger's time ({@code relay.jobs.batch-share}):
+ * While others write to the ledger, the batches take at most a share of the ledger's time ({@code relay.jobs.batch-share}):
  * after a batch that took T, variable {@code batchPauseMs} says to wait T (1 - share) / share before the next, so that
- * the channel path's writes have the ledger (on SQLite its one writer) for the rest. While no channel sends, there is
- * no pause, and the purge runs as fast as the ledger deletes.
+ * the channel path's writes have the ledger (on SQLite its one writer) for the rest. Others write when the newest
+ * history row's id (variable {@code ledgerMark}, sql/latest-history-id.sql, read at the start and after each batch)
+ * grew by more than the batch's own history rows (one per deleted DONE row, none for deleted history rows): every
+ * claim and change of state adds one, whoever makes it, so this sees this relay's channels, another relay's on the
+ * same ledger, and the running relay beside a one-shot purge command. While nobody else writes, there is no pause,
+ * and the purge runs as fast as the ledger deletes.
  */
 public class PurgeRun {
 
@@ -28,8 +32,9 @@ public class PurgeRun {
     private final int historyDays;
     private volatile boolean running;
     private long batchStartedNanos;
-    private long repliesBefore;
+    private long markBefore;
     private volatile long rows;
+    private long pausedNanos;
     private volatile long startedNanos;
     private volatile long endedNanos;
 
@@ -51,10 +56,11 @@ public class PurgeRun {
 
     public void start(Exchange exchange) {
         rows = 0;
+        pausedNanos = 0;
         startedNanos = System.nanoTime();
         running = true;
         batchStartedNanos = startedNanos;
-        repliesBefore = metrics.repliesSent();
+        markBefore = mark(exchange);
         exchange.setVariable("purgedRows", 0L);
         exchange.setVariable("purgeBatches", 0);
         exchange.setVariable("purgedHistory", 0L);
@@ -70,7 +76,7 @@ public class PurgeRun {
             metrics.transition("DONE", "purged", batch);
             metrics.jobRows("purge", "deleted", batch);
         }
-        pace(exchange, batch);
+        pace(exchange, batch, batch);
     }
 
     /** After a batch of history rows past relay.history.days: counted, and the pause before the next. */
@@ -80,18 +86,28 @@ public class PurgeRun {
         if (batch > 0) {
             metrics.jobRows("purge", "history-deleted", batch);
         }
-        pace(exchange, batch);
+        pace(exchange, batch, 0);
     }
 
-    /** Variable batchRows for the loop, and batchPauseMs: the ledger left to the channels while they send. */
-    private void pace(Exchange exchange, int batch) {
+    /**
+     * Variable batchRows for the loop, and batchPauseMs: the ledger left to the others while they write.
+     *
+     * @param ownHistoryRows the history rows the batch itself added
+     */
+    private void pace(Exchange exchange, int batch, int ownHistoryRows) {
         exchange.setVariable("batchRows", batch);
         long now = System.nanoTime();
-        long replies = metrics.repliesSent();
-        long pauseNanos = replies > repliesBefore ? (long) ((now - batchStartedNanos) * (1 - share) / share) : 0;
+        long mark = mark(exchange);
+        boolean othersWrote = mark - markBefore > ownHistoryRows;
+        long pauseNanos = othersWrote ? (long) ((now - batchStartedNanos) * (1 - share) / share) : 0;
         exchange.setVariable("batchPauseMs", pauseNanos / 1_000_000);
+        pausedNanos += pauseNanos;
         batchStartedNanos = now + pauseNanos;
-        repliesBefore = replies;
+        markBefore = mark;
+    }
+
+    private static long mark(Exchange exchange) {
+        return exchange.getVariable("ledgerMark", 0L, Long.class);
     }
 
     /** The run's end: its summary line as the body, variable {@code rowsHandled}, and the run counted. */
@@ -105,8 +121,9 @@ public class PurgeRun {
         int batches = exchange.getVariable("purgeBatches", 0, Integer.class);
         metrics.jobRun("purge");
         exchange.setVariable("rowsHandled", deleted);
-        exchange.getMessage().setBody(String.format(Locale.ROOT, "purge: %d deleted in %d %s, %.1f s; %d history rows past %d days",
-                deleted, batches, batches == 1 ? "batch" : "batches", seconds(), exchange.getVariable("purgedHistory", 0L, Long.class),
+        exchange.getMessage().setBody(String.format(Locale.ROOT,
+                "purge: %d deleted in %d %s, %.1f s, %.1f s of it paused for other writers; %d history rows past %d days",
+                deleted, batches, batches == 1 ? "batch" : "batches", seconds(), pausedNanos / 1e9, exchange.getVariable("purgedHistory", 0L, Long.class),
                 historyDays));
     }
 

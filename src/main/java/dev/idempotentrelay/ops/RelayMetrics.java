@@ -59,7 +59,6 @@ public class RelayMetrics {
     private final Map<String, AtomicLong> oldestAgeByState = new ConcurrentHashMap<>();
     private final AtomicLong failedAtCap = new AtomicLong();
     private final AtomicLong ledgerBytes = new AtomicLong();
-    private final java.util.concurrent.atomic.LongAdder repliesSent = new java.util.concurrent.atomic.LongAdder();
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
@@ -97,13 +96,7 @@ public class RelayMetrics {
     }
 
     public void reply(String code) {
-        repliesSent.increment();
         counter("relay.replies", "Replies sent to channels, by response code", "code", code).increment();
-    }
-
-    /** Replies sent to channels in all since the start: whether channels were sending during a stretch of time. */
-    public long repliesSent() {
-        return repliesSent.sum();
     }
 
     public void transition(String from, String to, long rows) {

@@ -10,13 +10,18 @@ import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.Test;
 
-/** A purge's batches leave the ledger to the channels while they send, and take all of it while none does. */
+/**
+ * A purge's batches leave the ledger to the others while they write (the newest history row's id grows by more than
+ * the batch's own rows), and take all of it while nobody else does.
+ */
 class PurgeRunTest {
 
     private final RelayMetrics metrics = new RelayMetrics();
 
-    private static Exchange batchOf(Exchange exchange, int rows) {
+    /** A batch of rows, after which the newest history row's id is mark. */
+    private static Exchange batchOf(Exchange exchange, int rows, long mark) {
         exchange.getMessage().setHeader("CamelSqlUpdateCount", rows);
+        exchange.setVariable("ledgerMark", mark);
         return exchange;
     }
 
@@ -24,11 +29,12 @@ class PurgeRunTest {
     void whileChannelsSendEachBatchIsFollowedByAPauseThatKeepsItToItsShare() throws Exception {
         PurgeRun run = new PurgeRun(metrics, 0.25, 90);
         Exchange exchange = new DefaultExchange(new DefaultCamelContext());
+        exchange.setVariable("ledgerMark", 5000L);
         run.start(exchange);
         long t0 = System.nanoTime();
         Thread.sleep(40); // the batch's DELETE, as long as it took
-        metrics.reply("0000"); // a channel got a reply meanwhile
-        run.batch(batchOf(exchange, 100));
+        // its 100 deletions added 100 history rows, a channel's claim one more
+        run.batch(batchOf(exchange, 100, 5101L));
         long took = (System.nanoTime() - t0) / 1_000_000;
         long pause = exchange.getVariable("batchPauseMs", Long.class);
         // a share of 1/4: three times as long again for the channels
@@ -40,14 +46,30 @@ class PurgeRunTest {
     void withNoChannelSendingThereIsNoPause() throws Exception {
         PurgeRun run = new PurgeRun(metrics, 0.25, 90);
         Exchange exchange = new DefaultExchange(new DefaultCamelContext());
+        exchange.setVariable("ledgerMark", 5000L);
         run.start(exchange);
         Thread.sleep(20);
-        run.batch(batchOf(exchange, 100));
+        // the history rows of its own deletions alone
+        run.batch(batchOf(exchange, 100, 5100L));
         assertEquals(0L, exchange.getVariable("batchPauseMs", Long.class));
-        run.batch(batchOf(exchange, 7));
+        run.batch(batchOf(exchange, 7, 5107L));
+        assertEquals(0L, exchange.getVariable("batchPauseMs", Long.class));
         run.finish(exchange);
         assertTrue(exchange.getMessage().getBody(String.class).startsWith("purge: 107 deleted in 2 batches, "),
                 exchange.getMessage().getBody(String.class));
+    }
+
+    @Test
+    void historyBatchesAddNoRowsOfTheirOwnSoAnyGrowthIsOthersWriting() throws Exception {
+        PurgeRun run = new PurgeRun(metrics, 0.5, 90);
+        Exchange exchange = new DefaultExchange(new DefaultCamelContext());
+        exchange.setVariable("ledgerMark", 5000L);
+        run.start(exchange);
+        run.historyBatch(batchOf(exchange, 2000, 5000L));
+        assertEquals(0L, exchange.getVariable("batchPauseMs", Long.class));
+        Thread.sleep(20);
+        run.historyBatch(batchOf(exchange, 2000, 5001L));
+        assertTrue(exchange.getVariable("batchPauseMs", Long.class) >= 20, "a pause as long as the batch at a share of 1/2");
     }
 
     @Test
