@@ -146,7 +146,7 @@ purge = {}
 try:
     # the one-shot purge command beside the relay: the seconds it ran, from its start and its summary's duration
     start, line = open(base + ".cron").read().split(" ", 1)
-    took = float(re.search(r", ([0-9.]+) s;", line).group(1))
+    took = float(re.search(r"deleted in [0-9]+ batch(?:es)?, ([0-9.]+) s", line).group(1))
     for s in range(int(start), int(int(start) + took) + 1):
         purge[s] = 0
 except (FileNotFoundError, AttributeError, ValueError):
@@ -189,7 +189,8 @@ run() { # kind name db [relay flags...]
   local load=$!
   if [ "$name" = purge-cron ]; then
     sleep "$((WARMUP + PURGE_AT))"
-    ( start=$(date +%s.%N); "${relay_cmd[@]}" purge --db "$db" --db-user postgres --days "$KEEP_DAYS" > "$work/$kind-cron.out" 2>&1
+    ( start=$(date +%s.%N); "${relay_cmd[@]}" purge --db "$db" --db-user postgres --days "$KEEP_DAYS" > "$work/$kind-cron.out" 2>&1 \
+        || echo "  the purge command exited $?" >> "$work/$kind-cron.out"
       echo "  the purge command: $(tail -n 1 "$work/$kind-cron.out"), $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s as a process" \
         >> "$work/$kind-cron.out" ) & cron_pid=$!
   fi
@@ -212,7 +213,12 @@ for kind in $LEDGERS; do
   case $kind in
   sqlite)
     echo; echo "== sqlite: the full ledger"
-    sqlite_fill "$work/full.db"
+    # a WORK folder given keeps its full ledger for the next run of the script (a fill of 10 million rows takes minutes)
+    if [ -n "${WORK:-}" ] && [ -f "$work/full.db" ] && [ "$(cat "$work/full.rows" 2>/dev/null)" = "$ROWS" ]; then
+      echo "  the full ledger of $ROWS rows kept in $work from an earlier run"
+    else
+      rm -f "$work/full.db"*; sqlite_fill "$work/full.db"; echo "$ROWS" > "$work/full.rows"
+    fi
     echo "  $(du -h "$work/full.db" | cut -f1) on disk"
     for name in $RUNS; do
       case $name in
@@ -220,11 +226,13 @@ for kind in $LEDGERS; do
       *) rm -f "$work/run.db"*; cp "$work/full.db" "$work/run.db"; run sqlite "$name" "$work/run.db" ;;
       esac
     done
-    rm -f "$work/run.db"* "$work/full.db"*
+    rm -f "$work/run.db"*
+    [ -n "${WORK:-}" ] || rm -f "$work/full.db"*
     ;;
   postgresql)
     [ -n "$PG_BIN" ] || { echo "no PostgreSQL server binaries (apt-get install postgresql)"; exit 1; }
     pg_port=$(free_port)
+    rm -rf "$work/pg"
     as_pg "$PG_BIN/initdb" -D "$work/pg" -A trust -U postgres >/dev/null
     as_pg "$PG_BIN/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" -o "-p $pg_port -k $work -c listen_addresses=127.0.0.1 \
       -c max_connections=200 -c shared_buffers=256MB -c max_wal_size=8GB" start >/dev/null
@@ -235,7 +243,9 @@ for kind in $LEDGERS; do
       pg -c "drop database if exists run"
       case $name in
       empty) pg -c "create database run" ;;
-      *) pg -c "create database run template fullledger" ;;
+      # a copy of the files (PostgreSQL 15's default, WAL_LOG, would write the whole ledger to the WAL, and the
+      # checkpoints it sets off would stall the run that follows), then a checkpoint before the run
+      *) pg -c "create database run template fullledger strategy file_copy"; pg -c checkpoint ;;
       esac
       run postgresql "$name" "jdbc:postgresql://127.0.0.1:$pg_port/run"
     done

@@ -4,6 +4,7 @@ import static dev.idempotentrelay.support.Requests.newGuid;
 import static dev.idempotentrelay.support.Requests.transfer;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.camel.ProducerTemplate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A claim whose commit hangs is answered E902 within relay.db.connect-wait-ms, never sent to the core; /health is
  * DOWN; a commit that comes back only because its wait was cancelled, or whose connection is lost, is not taken as
  * acknowledged; and each such row, once its commit completes, is settled by the timed work and reaches the core once.
+ * A batch of the timed work, whose caller is no channel, waits for its commit past that bound (relay.jobs.commit-wait-ms).
  */
 class CommitWaitingForAStandbyTest {
 
@@ -127,6 +130,32 @@ class CommitWaitingForAStandbyTest {
         assertEquals(1, coreView.calls(guid));
         assertEquals("UP", relay.admin().json("/health", 200).get("ledger").asText());
         assertEquals(1.0, relay.admin().metric("relay_ledger_writable"));
+    }
+
+    @Test
+    void aPurgeBatchWaitsForItsCommitPastTheClaimsBoundAndTheRunGoesOnOnceItCompletes() throws Exception {
+        RelayUnderTest relay = running.keep(RelayUnderTest.onLedger(ledger, core.url())
+                .with("relay.db.connect-wait-ms", "1000").start());
+        LedgerFile rows = LedgerFile.at(ledger);
+        rows.fill("OLDDONE", 10, "DONE", "0000", 8 * 24 * 3_600);
+        server.set("synchronous_standby_names", "absent");
+        ProducerTemplate template = relay.relay().context().createProducerTemplate();
+        try {
+            CompletableFuture<String> purge = template.asyncRequestBody("direct:run-purge", null, String.class);
+            String find = "SELECT pid FROM pg_stat_activity WHERE application_name = 'idempotent-relay' AND wait_event = 'SyncRep'"
+                    + " AND query LIKE 'WITH batch%'";
+            Await.until("the purge's batch waits for the synchronous standby", Duration.ofSeconds(30), () -> server.query(find) != null);
+            // a claim sent after that is answered E902 once the claims' bound (1 s) passed: the batch has waited longer
+            assertEquals("E902", Telegram.rspCode(send(relay, transfer(newGuid()))));
+            assertFalse(purge.isDone(), "the purge waits for its batch's commit past the claims' bound");
+
+            server.set("synchronous_standby_names", null);
+            String summary = purge.get(30, TimeUnit.SECONDS);
+            assertTrue(summary.startsWith("purge: 10 deleted in 1 batch, "), summary);
+            assertEquals(0, rows.queryLong("SELECT COUNT(*) FROM tx WHERE guid LIKE 'OLDDONE%'"));
+        } finally {
+            template.stop();
+        }
     }
 
     @Test

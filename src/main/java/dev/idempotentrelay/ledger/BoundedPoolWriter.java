@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The PostgreSQL ledger's writes (SPEC section 9): each committed alone on a connection of the pool, on a thread of
  * this writer's, while its caller waits at most {@code boundMs} ({@code relay.db.connect-wait-ms}, the bound of a
- * connection too). A claim whose commit does not complete in time (it waits for a synchronous standby that is gone,
+ * connection too), or what its endpoint says ({@code commitWaitMs}: the timed work's batches, which may take seconds
+ * on a large ledger and have no channel waiting, wait {@code relay.jobs.commit-wait-ms}). A claim whose commit does not complete in time (it waits for a synchronous standby that is gone,
  * or for a server that no longer answers) is answered within the bound: the caller gets an {@link SQLTimeoutException},
  * the channel E902, and the core is not called.
  * <p>
@@ -62,6 +63,12 @@ public final class BoundedPoolWriter implements LedgerWriter {
 
     @Override
     public int write(String sql, List<?> values, SqlPrepareStatementStrategy binder) throws SQLException {
+        return write(sql, values, binder, boundMs);
+    }
+
+    /** The write, its caller waiting at most {@code commitWaitMs} rather than the bound (a batch of the timed work). */
+    @Override
+    public int write(String sql, List<?> values, SqlPrepareStatementStrategy binder, long commitWaitMs) throws SQLException {
         long start = System.nanoTime();
         CompletableFuture<Integer> commit = new CompletableFuture<>();
         try {
@@ -76,10 +83,10 @@ public final class BoundedPoolWriter implements LedgerWriter {
             throw new SQLException("the ledger writer is stopped");
         }
         try {
-            return commit.get(boundMs, TimeUnit.MILLISECONDS);
+            return commit.get(commitWaitMs, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            commit.whenComplete((count, failure) -> logLate(start, count, failure));
-            throw new SQLTimeoutException("the ledger's commit did not complete within " + boundMs
+            commit.whenComplete((count, failure) -> logLate(start, commitWaitMs, count, failure));
+            throw new SQLTimeoutException("the ledger's commit did not complete within " + commitWaitMs
                     + " ms (left to finish, not cancelled)");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -118,13 +125,13 @@ public final class BoundedPoolWriter implements LedgerWriter {
     }
 
     /** The outcome of a write whose caller stopped waiting: logged, since its row may be in the ledger without a core call. */
-    private void logLate(long start, Integer count, Throwable failure) {
+    private static void logLate(long start, long waitedMs, Integer count, Throwable failure) {
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         if (failure == null) {
             LOG.info("a ledger write given up after {} ms completed {} ms after it began ({} row(s)); its caller had been answered, "
-                    + "and for a claim the core was not called", boundMs, ms, count);
+                    + "and for a claim the core was not called", waitedMs, ms, count);
         } else {
-            LOG.info("a ledger write given up after {} ms failed {} ms after it began: {}", boundMs, ms, failure.getMessage());
+            LOG.info("a ledger write given up after {} ms failed {} ms after it began: {}", waitedMs, ms, failure.getMessage());
         }
     }
 

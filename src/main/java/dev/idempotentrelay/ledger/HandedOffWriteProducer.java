@@ -23,12 +23,14 @@ final class HandedOffWriteProducer extends DefaultProducer {
     private final SqlEndpoint statement;
     private final LedgerWriter writer;
     private final SqlPrepareStatementStrategy strategy;
+    private final Long commitWaitMs;
     private String query;
 
-    HandedOffWriteProducer(LedgerWriteEndpoint endpoint, SqlEndpoint statement, LedgerWriter writer) {
+    HandedOffWriteProducer(LedgerWriteEndpoint endpoint, SqlEndpoint statement, LedgerWriter writer, Long commitWaitMs) {
         super(endpoint);
         this.statement = statement;
         this.writer = writer;
+        this.commitWaitMs = commitWaitMs;
         // LedgerSqlComponent gives every endpoint ParsedNamedParameters; camel-sql's default otherwise, as its producer
         this.strategy = statement.getPrepareStatementStrategy() != null
                 ? statement.getPrepareStatementStrategy() : new DefaultSqlPrepareStatementStrategy(statement.getSeparator());
@@ -53,6 +55,7 @@ final class HandedOffWriteProducer extends DefaultProducer {
                 values.add(i.next());
             }
         }
-        exchange.getIn().setHeader(SqlConstants.SQL_UPDATE_COUNT, writer.write(prepared, values, strategy));
+        int count = commitWaitMs == null ? writer.write(prepared, values, strategy) : writer.write(prepared, values, strategy, commitWaitMs);
+        exchange.getIn().setHeader(SqlConstants.SQL_UPDATE_COUNT, count);
     }
 }

@@ -17,6 +17,8 @@ import org.apache.camel.component.sql.SqlEndpoint;
  * <li>otherwise ({@code relay.db.group-commit=false} on SQLite), camel-sql itself, on the pool: every write commits
  * alone.</li>
  * </ul>
+ * An endpoint's {@code commitWaitMs} option is the most its caller waits for a commit where the writer bounds the wait
+ * (PostgreSQL): the timed work's batches set it to {@code relay.jobs.commit-wait-ms}, claims keep the writer's bound.
  * The component stops its writer when Camel stops it, after the routes.
  */
 public class LedgerWriteComponent extends LedgerSqlComponent {
@@ -35,8 +37,12 @@ public class LedgerWriteComponent extends LedgerSqlComponent {
 
     @Override
     protected Endpoint createEndpoint(String uri, String remaining, Map<String, Object> parameters) throws Exception {
+        Long commitWaitMs = getAndRemoveParameter(parameters, "commitWaitMs", Long.class);
+        if (commitWaitMs != null && commitWaitMs < 1) {
+            throw new IllegalArgumentException(uri + ": commitWaitMs must be at least 1, not " + commitWaitMs);
+        }
         SqlEndpoint statement = (SqlEndpoint) super.createEndpoint(uri, remaining, parameters);
-        return new LedgerWriteEndpoint(uri, this, statement, writer);
+        return new LedgerWriteEndpoint(uri, this, statement, writer, commitWaitMs);
     }
 
     @Override

@@ -17,14 +17,17 @@ public class LedgerWriteEndpoint extends DefaultEndpoint {
 
     private final SqlEndpoint statement;
     private final LedgerWriter writer;
+    private final Long commitWaitMs;
 
-    LedgerWriteEndpoint(String uri, LedgerWriteComponent component, SqlEndpoint statement, LedgerWriter writer) {
+    /** @param commitWaitMs the most a caller waits for a commit where the writer bounds it, or null for the writer's bound */
+    LedgerWriteEndpoint(String uri, LedgerWriteComponent component, SqlEndpoint statement, LedgerWriter writer, Long commitWaitMs) {
         super(uri, component);
         if (statement.isBatch() || statement.isUseMessageBodyForSql()) {
             throw new IllegalArgumentException(uri + ": a ledger write is one statement of its SQL file (no batch, no SQL from the body)");
         }
         this.statement = statement;
         this.writer = writer;
+        this.commitWaitMs = commitWaitMs;
     }
 
     /** The camel-sql endpoint of the statement: its SQL, its prepare-statement strategy, its options. */
@@ -34,7 +37,7 @@ public class LedgerWriteEndpoint extends DefaultEndpoint {
 
     @Override
     public Producer createProducer() throws Exception {
-        return writer != null ? new HandedOffWriteProducer(this, statement, writer) : statement.createProducer();
+        return writer != null ? new HandedOffWriteProducer(this, statement, writer, commitWaitMs) : statement.createProducer();
     }
 
     @Override

@@ -20,6 +20,17 @@ public interface LedgerWriter extends AutoCloseable {
      */
     int write(String sql, List<?> values, SqlPrepareStatementStrategy binder) throws SQLException;
 
+    /**
+     * The same, with the most its caller waits for the commit, where the writer bounds the wait (PostgreSQL's
+     * {@link BoundedPoolWriter}; the SQLite group-commit writer has no such bound and runs it as {@link #write}): the
+     * timed work's batches, whose caller is no channel, wait longer than a claim.
+     *
+     * @param commitWaitMs the most the caller waits for the commit, in milliseconds
+     */
+    default int write(String sql, List<?> values, SqlPrepareStatementStrategy binder, long commitWaitMs) throws SQLException {
+        return write(sql, values, binder);
+    }
+
     @Override
     void close() throws SQLException;
 }
