@@ -116,11 +116,15 @@ public class RelayBeans implements CamelConfiguration {
         String relayName = RelayName.of(text(context, "relay.name"), integer(context, "relay.port"));
         context.getPropertiesComponent().addInitialProperty("relay.ledger.relay", RelayName.literal(relayName));
         long connectWaitMs = number(context, "relay.db.connect-wait-ms");
+        // a claim waits at most connect-wait-ms for a connection and, on PostgreSQL, for its commit, then is E902; a
+        // one-shot command (resolve, reprocess, purge from cron), which no channel waits for, waits as long as a batch
+        // of the timed work waits for its commit: a busy or restarting ledger server delays it rather than failing it
+        long ledgerWaitMs = channel ? connectWaitMs : number(context, "relay.jobs.commit-wait-ms");
         HikariDataSource ledger = new HikariDataSource();
         ledger.setPoolName("ledger");
         ledger.setMaximumPoolSize(integer(context, dialect == LedgerDialect.POSTGRESQL ? "relay.db.postgresql.pool-size" : "relay.db.pool-size"));
         // a ledger that does not answer: a claim waits at most this long for a connection, then is E902
-        ledger.setConnectionTimeout(connectWaitMs);
+        ledger.setConnectionTimeout(ledgerWaitMs);
         ledger.setInitializationFailTimeout(-1);
         LedgerWriter writer = null;
         ReplicationCheck replication = null;
@@ -136,7 +140,7 @@ public class RelayBeans implements CamelConfiguration {
             ledger.setExceptionOverride(eviction);
             eviction.setPool(ledger);
             // every write committed alone, its caller waiting at most connect-wait-ms (a commit that hangs is E902)
-            writer = new BoundedPoolWriter(ledger, connectWaitMs);
+            writer = new BoundedPoolWriter(ledger, ledgerWaitMs);
             // whether a commit waits for a synchronous standby: checked at start (Relay) and by the ledger watch
             replication = new ReplicationCheck(ledger, LedgerDialect.describe(text(context, "relay.db")),
                     Boolean.parseBoolean(text(context, "relay.db.allow-async-replication")));

@@ -13,6 +13,7 @@ import dev.idempotentrelay.support.Await;
 import dev.idempotentrelay.support.Channel;
 import dev.idempotentrelay.support.CoreClient;
 import dev.idempotentrelay.support.LedgerFile;
+import dev.idempotentrelay.support.OneShot;
 import dev.idempotentrelay.support.Postgres;
 import dev.idempotentrelay.support.RelayUnderTest;
 import dev.idempotentrelay.support.Resources;
@@ -35,7 +36,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A claim whose commit hangs is answered E902 within relay.db.connect-wait-ms, never sent to the core; /health is
  * DOWN; a commit that comes back only because its wait was cancelled, or whose connection is lost, is not taken as
  * acknowledged; and each such row, once its commit completes, is settled by the timed work and reaches the core once.
- * A batch of the timed work, whose caller is no channel, waits for its commit past that bound (relay.jobs.commit-wait-ms).
+ * A batch of the timed work, whose caller is no channel, waits for its commit past that bound (relay.jobs.commit-wait-ms),
+ * and so does a one-shot command for a ledger server that is down for a moment.
  */
 class CommitWaitingForAStandbyTest {
 
@@ -156,6 +158,27 @@ class CommitWaitingForAStandbyTest {
         } finally {
             template.stop();
         }
+    }
+
+    @Test
+    void aOneShotPurgeWaitsForALedgerServerDownLongerThanTheClaimsBoundAndCompletes() throws Exception {
+        // the ledger made by a first run, then rows for the second to purge
+        assertEquals(0, OneShot.run("purge", "--db", ledger, "--days", "7").exitCode);
+        LedgerFile.at(ledger).fill("OLDDONE", 10, "DONE", "0000", 8 * 24 * 3_600);
+        server.stopServer();
+        CompletableFuture<OneShot> purge;
+        try {
+            purge = CompletableFuture.supplyAsync(() -> OneShot.withEnvironment(Map.of("RELAY_DB_CONNECT_WAIT_MS", "1000"),
+                    "purge", "--db", ledger, "--days", "7"));
+            // the server down for 3 s, three times the claims' bound: a restart, a failover
+            Thread.sleep(3_000);
+            assertFalse(purge.isDone(), "the command waits for the ledger past the claims' bound: " + (purge.isDone() ? purge.get() : ""));
+        } finally {
+            server.startServer();
+        }
+        OneShot run = purge.get(60, TimeUnit.SECONDS);
+        assertEquals(0, run.exitCode, run.toString());
+        assertTrue(run.summary().startsWith("purge: 10 deleted in 1 batch, "), run.toString());
     }
 
     @Test
