@@ -213,11 +213,15 @@ public final class JarProcess implements AutoCloseable {
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
-    /** SIGTERM and wait for the graceful stop. */
+    /**
+     * SIGTERM and wait for the graceful stop, as long as systemd waits by default (TimeoutStopSec, 90 s); past that a
+     * kill -9, as systemd would, and the test fails on its exit code.
+     */
     public int terminate() throws InterruptedException {
         process.destroy();
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+        if (!process.waitFor(90, TimeUnit.SECONDS)) {
             process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
         }
         return process.exitValue();
     }
