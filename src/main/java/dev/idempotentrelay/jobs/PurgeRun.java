@@ -27,6 +27,9 @@ import org.apache.camel.Exchange;
  */
 public class PurgeRun {
 
+    // One run at a time (the timer's route is stateful; the one-shot command runs once in its own process): the run's
+    // counts and pace are kept here, not in the exchange
+
     private final RelayMetrics metrics;
     private final double share;
     private final int historyDays;
@@ -34,6 +37,8 @@ public class PurgeRun {
     private long batchStartedNanos;
     private long markBefore;
     private volatile long rows;
+    private int batches;
+    private long historyRows;
     private long pausedNanos;
     private volatile long startedNanos;
     private volatile long endedNanos;
@@ -56,21 +61,19 @@ public class PurgeRun {
 
     public void start(Exchange exchange) {
         rows = 0;
+        batches = 0;
+        historyRows = 0;
         pausedNanos = 0;
         startedNanos = System.nanoTime();
         running = true;
         batchStartedNanos = startedNanos;
         markBefore = mark(exchange);
-        exchange.setVariable("purgedRows", 0L);
-        exchange.setVariable("purgeBatches", 0);
-        exchange.setVariable("purgedHistory", 0L);
     }
 
     /** After a batch of DONE rows: counted, and the pause before the next. */
     public void batch(Exchange exchange) {
         int batch = RowBatch.rows(exchange);
-        exchange.setVariable("purgeBatches", exchange.getVariable("purgeBatches", 0, Integer.class) + 1);
-        exchange.setVariable("purgedRows", exchange.getVariable("purgedRows", 0L, Long.class) + batch);
+        batches++;
         rows += batch;
         if (batch > 0) {
             metrics.transition("DONE", "purged", batch);
@@ -82,7 +85,7 @@ public class PurgeRun {
     /** After a batch of history rows past relay.history.days: counted, and the pause before the next. */
     public void historyBatch(Exchange exchange) {
         int batch = RowBatch.rows(exchange);
-        exchange.setVariable("purgedHistory", exchange.getVariable("purgedHistory", 0L, Long.class) + batch);
+        historyRows += batch;
         if (batch > 0) {
             metrics.jobRows("purge", "history-deleted", batch);
         }
@@ -117,13 +120,12 @@ public class PurgeRun {
         }
         endedNanos = System.nanoTime();
         running = false;
-        long deleted = exchange.getVariable("purgedRows", 0L, Long.class);
-        int batches = exchange.getVariable("purgeBatches", 0, Integer.class);
+        long deleted = rows;
         metrics.jobRun("purge");
         exchange.setVariable("rowsHandled", deleted);
         exchange.getMessage().setBody(String.format(Locale.ROOT,
                 "purge: %d deleted in %d %s, %.1f s, %.1f s of it paused for other writers; %d history rows past %d days",
-                deleted, batches, batches == 1 ? "batch" : "batches", seconds(), pausedNanos / 1e9, exchange.getVariable("purgedHistory", 0L, Long.class),
+                deleted, batches, batches == 1 ? "batch" : "batches", seconds(), pausedNanos / 1e9, historyRows,
                 historyDays));
     }
 
