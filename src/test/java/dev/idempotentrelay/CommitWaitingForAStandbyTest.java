@@ -70,7 +70,7 @@ class CommitWaitingForAStandbyTest {
     @AfterEach
     void noStandbyAwaited() throws Exception {
         // whatever a test left waiting is released
-        server.set("synchronous_standby_names", null);
+        server.requireAbsentStandby(null);
     }
 
     private static byte[] send(RelayUnderTest relay, byte[] request) throws Exception {
@@ -106,7 +106,7 @@ class CommitWaitingForAStandbyTest {
         assertEquals(1.0, relay.admin().metric("relay_ledger_writable"));
         assertEquals(0.0, relay.admin().metric("relay_ledger_unsafe_replication"));
 
-        server.set("synchronous_standby_names", "absent");
+        server.requireAbsentStandby("absent");
         String guid = newGuid();
         byte[] request = transfer(guid);
         assertEquals("E902", Telegram.rspCode(send(relay, request)), "a claim whose commit hangs");
@@ -121,7 +121,7 @@ class CommitWaitingForAStandbyTest {
 
         // the standby requirement lifted: the waiting commits complete; the claim's row, acknowledged to no one, is
         // settled by the timed work (stale SENT, UNKNOWN, inquiry 404, FAILED, reprocess) and reaches the core once
-        server.set("synchronous_standby_names", null);
+        server.requireAbsentStandby(null);
         Await.until("the row is settled DONE", Duration.ofSeconds(60),
                 () -> row(guid) != null && "DONE".equals(row(guid).get("state")));
         assertEquals(1, coreView.calls(guid));
@@ -140,7 +140,7 @@ class CommitWaitingForAStandbyTest {
                 .with("relay.db.connect-wait-ms", "1000").start());
         LedgerFile rows = LedgerFile.at(ledger);
         rows.fill("OLDDONE", 10, "DONE", "0000", 8 * 24 * 3_600);
-        server.set("synchronous_standby_names", "absent");
+        server.requireAbsentStandby("absent");
         ProducerTemplate template = relay.relay().context().createProducerTemplate();
         try {
             CompletableFuture<String> purge = template.asyncRequestBody("direct:run-purge", null, String.class);
@@ -151,7 +151,7 @@ class CommitWaitingForAStandbyTest {
             assertEquals("E902", Telegram.rspCode(send(relay, transfer(newGuid()))));
             assertFalse(purge.isDone(), "the purge waits for its batch's commit past the claims' bound");
 
-            server.set("synchronous_standby_names", null);
+            server.requireAbsentStandby(null);
             String summary = purge.get(30, TimeUnit.SECONDS);
             assertTrue(summary.startsWith("purge: 10 deleted in 1 batch, "), summary);
             assertEquals(0, rows.queryLong("SELECT COUNT(*) FROM tx WHERE guid LIKE 'OLDDONE%'"));
@@ -204,7 +204,7 @@ class CommitWaitingForAStandbyTest {
         assertEquals("E902", Telegram.rspCode(reply.get(30, TimeUnit.SECONDS)));
         assertEquals(0, coreView.calls(guid));
         assertEquals("SENT", row(guid).get("state"), "committed locally, acknowledged to no one");
-        server.set("synchronous_standby_names", null);
+        server.requireAbsentStandby(null);
         assertEquals("0000", Telegram.rspCode(send(relay, transfer(newGuid()))));
     }
 
@@ -215,7 +215,7 @@ class CommitWaitingForAStandbyTest {
 
     /** A transfer sent on a channel of its own once every commit waits for the absent standby; its reply to come. */
     private CompletableFuture<byte[]> claimWaitingForTheStandby(RelayUnderTest relay, String guid) throws Exception {
-        server.set("synchronous_standby_names", "absent");
+        server.requireAbsentStandby("absent");
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return send(relay, transfer(guid));

@@ -100,6 +100,54 @@ public final class Postgres implements AutoCloseable {
         }
     }
 
+    /**
+     * Requires commits to wait for a synchronous standby named {@code standby} that never connects (or, with null, no
+     * longer), and returns once they do (or no longer do). pg_reload_conf() only signals the server: the flag that makes
+     * commits wait is set by its checkpointer once that process has read the file again, which on a busy machine comes
+     * after the next claim, so the change is confirmed by a commit of its own.
+     */
+    public void requireAbsentStandby(String standby) throws Exception {
+        set("synchronous_standby_names", standby);
+        boolean waits = standby != null;
+        Await.until("commits " + (waits ? "wait" : "no longer wait") + " for a synchronous standby",
+                java.time.Duration.ofSeconds(30), () -> commitWaitsForAStandby() == waits);
+    }
+
+    /**
+     * Whether a commit on this server waits for a synchronous standby: a transaction that writes (a transactional WAL
+     * message, no table), committed on a thread of its own; seen in pg_stat_activity waiting for SyncRep, its wait is
+     * cancelled (the commit then returns with a warning, made on this server alone).
+     */
+    private boolean commitWaitsForAStandby() throws Exception {
+        String probe = "relay-test-commit-probe";
+        java.util.concurrent.CompletableFuture<Void> commit = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            try (Connection c = DriverManager.getConnection(url("postgres") + "&ApplicationName=" + probe);
+                    Statement s = c.createStatement()) {
+                c.setAutoCommit(false);
+                s.execute("SELECT pg_logical_emit_message(true, 'relay-test', 'probe')");
+                c.commit();
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        String waiting = "SELECT pid FROM pg_stat_activity WHERE application_name = '" + probe + "' AND wait_event = 'SyncRep'";
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!commit.isDone()) {
+            String pid = query(waiting);
+            if (pid != null) {
+                query("SELECT pg_cancel_backend(" + pid + ")");
+                commit.get(30, TimeUnit.SECONDS);
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("a commit neither completed nor waited for a standby in 30 s");
+            }
+            Thread.sleep(10);
+        }
+        commit.get();
+        return false;
+    }
+
     /** A statement on the database postgres, such as CREATE DATABASE. */
     public void execute(String sql) throws SQLException {
         try (Connection c = DriverManager.getConnection(url("postgres")); Statement s = c.createStatement()) {
