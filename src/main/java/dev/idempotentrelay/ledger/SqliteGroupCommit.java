@@ -267,20 +267,42 @@ public final class SqliteGroupCommit implements LedgerWriter {
         }
     }
 
+    /**
+     * The writer's connection: the one it has, or one from the pool. A pooled connection that fails its first statement
+     * (broken as the writer's own was) is evicted, not handed back, and the next one is tried, up to the pool's size.
+     */
     private Connection connection() throws SQLException {
-        if (connection == null) {
+        SQLException failure = null;
+        int tries = pool instanceof HikariDataSource hikari ? hikari.getMaximumPoolSize() : 1;
+        for (int i = 0; connection == null && i < tries; i++) {
             Connection c = pool.getConnection();
             try {
                 // no automatic checkpoint inside this connection's commits: the background one and checkpoint() instead
                 execute(c, "PRAGMA wal_autocheckpoint = 0");
                 c.setAutoCommit(true);
+                connection = c;
             } catch (SQLException e) {
-                c.close();
-                throw e;
+                failure = e;
+                discard(c);
             }
-            connection = c;
+        }
+        if (connection == null) {
+            throw failure;
         }
         return connection;
+    }
+
+    /** A connection that failed, evicted from the pool (closed, where the pool is not HikariCP). */
+    private void discard(Connection c) {
+        if (pool instanceof HikariDataSource hikari) {
+            hikari.evictConnection(c);
+        } else {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                LOG.debug("close of the failed connection: {}", e.getMessage());
+            }
+        }
     }
 
     /** The writer's prepared statement for this SQL (prepared once per connection), bound to this write's values. */
@@ -324,15 +346,7 @@ public final class SqliteGroupCommit implements LedgerWriter {
             LOG.debug("rollback of the failed group: {}", e.getMessage());
         }
         closeStatements();
-        if (pool instanceof HikariDataSource hikari) {
-            hikari.evictConnection(c);
-        } else {
-            try {
-                c.close();
-            } catch (SQLException e) {
-                LOG.debug("close of the failed connection: {}", e.getMessage());
-            }
-        }
+        discard(c);
     }
 
     private void closeStatements() {
