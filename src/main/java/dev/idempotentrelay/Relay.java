@@ -34,6 +34,7 @@ public final class Relay implements AutoCloseable {
     private final Main main = new Main();
     private final RelaySecrets secrets;
     private CoreSimulator coreSimulator;
+    private boolean closed;
 
     private Relay(Map<String, String> overrides, RelaySecrets secrets) {
         this.secrets = secrets;
@@ -77,10 +78,15 @@ public final class Relay implements AutoCloseable {
     /**
      * Stops gracefully: no new connection is admitted, idle ones are closed, the transfers in flight
      * finish, are recorded and answered (each connection closes after its last reply), then Camel stops
-     * with its own graceful shutdown (camel.main.shutdown-timeout), which lets a timed run in flight finish.
+     * with its own graceful shutdown (camel.main.shutdown-timeout), which lets a timed run in flight finish. Once: a
+     * second call (a stop signal's hook and the command's own end) returns at once, or when the first has stopped it.
      */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         AutoCloseable ledger = main.getCamelContext() == null ? null
                 : main.getCamelContext().getRegistry().lookupByNameAndType("ledger", AutoCloseable.class);
         try {

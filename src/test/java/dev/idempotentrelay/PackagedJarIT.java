@@ -276,6 +276,36 @@ class PackagedJarIT {
     }
 
     @Test
+    void sigtermEndsThePurgeCommandAfterTheBatchInHandWithItsSummaryAndTheNextRunGoesOn() throws Exception {
+        // a ledger with more due rows than a run deletes before the stop
+        org.sqlite.SQLiteDataSource file = new org.sqlite.SQLiteDataSource();
+        file.setUrl("jdbc:sqlite:" + dir.resolve("ledger.db"));
+        dev.idempotentrelay.ledger.LedgerSchema.apply(file, dev.idempotentrelay.ledger.LedgerDialect.SQLITE);
+        LedgerFile ledger = new LedgerFile(dir.resolve("ledger.db"));
+        int due = 100_000;
+        ledger.fill("OLDDONE", due, "DONE", "0000", 8 * 24 * 3_600);
+        ledger.fill("NEWDONE", 1_000, "DONE", "0000", 24 * 3_600);
+        Map<String, String> batchesOf50 = Map.of("RELAY_JOBS_BATCH_SIZE", "50");
+        try (JarProcess purge = JarProcess.start(dir, batchesOf50, "purge", "--db", "ledger.db", "--days", "7")) {
+            Await.until("the purge's first batches", Duration.ofSeconds(60),
+                    () -> ledger.queryLong("SELECT COUNT(*) FROM tx WHERE guid LIKE 'OLDDONE%'") <= due - 500);
+            assertEquals(143, purge.terminate(), "ended by the signal: " + purge.output() + purge.errors());
+            long left = ledger.queryLong("SELECT COUNT(*) FROM tx WHERE guid LIKE 'OLDDONE%'");
+            assertTrue(left > 0, "the stop ended the run before its end");
+            assertEquals(0, left % 50, "whole batches were committed, none in part: " + left + " left");
+            // what it did is printed, as at the end of a whole run
+            String summary = "purge: " + (due - left) + " deleted in " + (due - left) / 50 + " batches, ";
+            assertTrue(purge.output().stream().anyMatch(line -> line.startsWith(summary)), summary + " in " + purge.output() + purge.errors());
+            JarProcess rest = JarProcess.run(dir, batchesOf50, "purge", "--db", "ledger.db", "--days", "7");
+            assertEquals(0, rest.exitCode(), rest.errors().toString());
+            String restSummary = "purge: " + left + " deleted in " + (left / 50 + 1) + " batches, ";
+            assertTrue(rest.output().stream().anyMatch(line -> line.startsWith(restSummary)), restSummary + " in " + rest.output());
+        }
+        assertEquals(0, ledger.queryLong("SELECT COUNT(*) FROM tx WHERE guid LIKE 'OLDDONE%'"));
+        assertEquals(1_000, ledger.queryLong("SELECT COUNT(*) FROM tx WHERE guid LIKE 'NEWDONE%'"));
+    }
+
+    @Test
     void benchLeavesTheRepliesToItsWarmUpOutOfItsSummary() throws Exception {
         try (CoreSimulator core = CoreSimulator.start(0, 2_000)) {
             int port = Ports.free();

@@ -22,6 +22,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.camel.util.IOHelper;
 import org.apache.camel.util.ObjectHelper;
 
@@ -58,6 +60,27 @@ final class JobCommand {
         } catch (Exception e) {
             throw new UsageException(job.name() + ": " + RunCommand.startFailure(e, List.of()));
         }
+        // a stop (SIGTERM from an operator, systemd or cron's timeout) ends the run as it ends the relay's: Camel's
+        // graceful shutdown, after which the purge's loop stops after the batch in hand (each batch committed) and the
+        // run's summary is printed before the process exits. Without it nothing stopped the route until Camel Main's
+        // hangup wait forced it 60 s later, and the summary was never printed.
+        CountDownLatch ended = new CountDownLatch(1);
+        Thread stopOnSignal = new Thread(() -> {
+            relay.close();
+            try {
+                ended.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "one-shot-stop");
+        try {
+            Runtime.getRuntime().addShutdownHook(stopOnSignal);
+        } catch (IllegalStateException stopping) {
+            // the signal came while the relay started
+            relay.close();
+            ErrorLine.print(job.name() + ": stopped before the run began");
+            return 1;
+        }
         try (relay) {
             String summary = relay.context().createProducerTemplate().requestBody(job.route(), null, String.class);
             System.out.println(summary);
@@ -65,6 +88,13 @@ final class JobCommand {
         } catch (Exception e) {
             ErrorLine.print(job.name() + ": the run failed: " + Relay.rootMessage(e));
             return ObjectHelper.getException(SQLException.class, e) != null ? 2 : 1;
+        } finally {
+            ended.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(stopOnSignal);
+            } catch (IllegalStateException e) {
+                // the stop is under way: the hook ends once this run has printed its line
+            }
         }
     }
 

@@ -218,10 +218,16 @@ public final class JarProcess implements AutoCloseable {
      * kill -9, as systemd would, and the test fails on its exit code.
      */
     public int terminate() throws InterruptedException {
-        process.destroy();
+        // the signal through the process's handle: Process.destroy() also closes this side of its pipes, so that what it
+        // prints while it stops (a one-shot command's summary) would be lost
+        process.toHandle().destroy();
         if (!process.waitFor(90, TimeUnit.SECONDS)) {
             process.destroyForcibly();
             process.waitFor(30, TimeUnit.SECONDS);
+        }
+        // what it printed to its end, as after run()
+        for (Thread reader : readers) {
+            reader.join(10_000);
         }
         return process.exitValue();
     }
