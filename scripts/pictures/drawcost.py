@@ -4,7 +4,7 @@
 Starts the relay (java -jar JAR run --core-sim) on free ports with a fresh ledger, then for each path: 20 rounds to warm
 up, then N rounds of [one new transfer on the channel port, so that the counts moved and a picture is drawn anew, then
 GET path]. Prints, per path, the median and p90 time of the GET, and the relay's CPU per round (utime+stime from
-/proc) less that of a round with the transfer alone: the CPU the request cost the relay.
+/proc) less that of the N rounds with the transfer alone measured just before: the CPU the request cost the relay.
 """
 import os, socket, subprocess, sys, tempfile, time, urllib.request, uuid, statistics
 
@@ -54,6 +54,7 @@ def main():
                   "channel-replies", "run-resolve", "inquire-core", "admin-routes")] + ["/"]
         for path in paths:
             rounds(path, 20)
+            _, alone = rounds(None, n)
             times, cpu = rounds(path, n)
             times.sort()
             print("%-36s median %7.1f ms  p90 %7.1f ms  relay CPU %7.1f ms per request" % (

@@ -83,14 +83,18 @@ final class Label {
         return "[[" + href + " " + escaped + "]]";
     }
 
-    /** The line under a step: its exchanges, and its failures when there were any; "never taken" for none. */
+    /**
+     * The line under a step: its exchanges, and its failures when there were any; "never taken" for none. Each number
+     * that is not fixed by the words around it is marked as a {@link Counted} number, so that a picture whose numbers
+     * moved is not laid out again.
+     */
     static String count(StepCount count) {
         if (count.exchanges() == 0) {
             return grey(text("never taken"));
         }
-        String line = text(count.exchanges() + (count.exchanges() == 1 ? " exchange" : " exchanges"));
+        String line = count.exchanges() == 1 ? text("1 exchange") : Counted.number(count.exchanges()) + text(" exchanges");
         if (count.failures() > 0) {
-            return line + text(", ") + red(text(count.failures() + " failed"));
+            return line + text(", ") + red(Counted.number(count.failures()) + text(" failed"));
         }
         return line;
     }

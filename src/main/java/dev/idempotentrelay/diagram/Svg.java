@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import net.sourceforge.plantuml.FileFormat;
 import net.sourceforge.plantuml.FileFormatOption;
 import net.sourceforge.plantuml.SourceStringReader;
@@ -13,8 +14,9 @@ import net.sourceforge.plantuml.core.DiagramDescription;
 /**
  * PlantUML source drawn as SVG, by PlantUML in this JVM. The only class that touches PlantUML: it is loaded with the
  * first picture, not at the relay's start. One picture is drawn at a time (a page that asks for many costs the relay
- * at most one core), and the last pictures drawn are kept by their source: a route whose counts did not move is not
- * drawn again.
+ * at most one core). The last pictures drawn are kept by their source, and those with live counts by their layout: a
+ * route whose counts moved is not laid out again, its numbers are written into the layout drawn before
+ * ({@link Counted}).
  */
 public final class Svg {
 
@@ -22,6 +24,13 @@ public final class Svg {
     private static final Map<String, String> DRAWN = new LinkedHashMap<>(KEPT * 2, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+            return size() > KEPT;
+        }
+    };
+
+    private static final Map<String, Optional<Counted>> LAYOUTS = new LinkedHashMap<>(KEPT * 2, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Optional<Counted>> eldest) {
             return size() > KEPT;
         }
     };
@@ -35,12 +44,30 @@ public final class Svg {
      * @throws IllegalArgumentException when PlantUML cannot read the source (it would draw its error instead)
      */
     public static synchronized String draw(String plantUml) {
+        if (Counted.has(plantUml)) {
+            return counted(plantUml);
+        }
         String svg = DRAWN.get(plantUml);
         if (svg == null) {
             svg = render(plantUml);
             DRAWN.put(plantUml, svg);
         }
         return svg;
+    }
+
+    /**
+     * A picture with counts: its layout drawn once and kept (with its numbers' places, {@link Counted}), the numbers
+     * written into it; a layout that cannot take them is drawn with them each time.
+     */
+    private static String counted(String plantUml) {
+        String layout = Counted.layoutOf(plantUml);
+        Optional<Counted> drawn = LAYOUTS.get(layout);
+        if (drawn == null) {
+            drawn = Optional.ofNullable(Counted.layout(plantUml, Svg::render));
+            LAYOUTS.put(layout, drawn);
+        }
+        return drawn.isPresent() ? drawn.get().with(plantUml)
+                : Counted.drawn(Counted.written(plantUml, Counted.numbers(plantUml)::get), Svg::render);
     }
 
     private static String render(String plantUml) {

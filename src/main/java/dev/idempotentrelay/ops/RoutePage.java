@@ -5,6 +5,8 @@ import dev.idempotentrelay.diagram.Links;
 import dev.idempotentrelay.diagram.RoutePictures;
 import dev.idempotentrelay.diagram.StepCount;
 import dev.idempotentrelay.diagram.Svg;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Header;
 import org.apache.camel.NamedNode;
@@ -26,6 +28,8 @@ public class RoutePage {
     private static final Links LINKS = id -> "/routes/" + id + ".svg";
 
     private final StepCounter steps;
+    /** Each route's managed bean, as JMX proxies: making one analyses the bean's interface each time. */
+    private final Map<String, ManagedRouteMBean> managedRoutes = new ConcurrentHashMap<>();
 
     /** @param steps the step counts, or null when the relay counts none (relay.admin.step-counts=false) */
     public RoutePage(StepCounter steps) {
@@ -121,7 +125,8 @@ public class RoutePage {
 
             @Override
             public StepCount route(String routeId) {
-                ManagedRouteMBean route = managed == null ? null : managed.getManagedRoute(routeId);
+                ManagedRouteMBean route = managed == null ? null
+                        : managedRoutes.computeIfAbsent(routeId, id -> managed.getManagedRoute(id));
                 // those in flight too, as the steps count an exchange when it reaches them: the page's own route is one
                 return route == null ? null
                         : new StepCount(route.getExchangesTotal() + route.getExchangesInflight(), route.getExchangesFailed());
