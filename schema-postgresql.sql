@@ -24,6 +24,12 @@ CREATE INDEX IF NOT EXISTS tx_state_updated_at ON tx (state, updated_at);
 -- name (relay.name) and the cause (channel, resolve, reprocess, stale-sent, purge), for the history below.
 ALTER TABLE tx ADD COLUMN IF NOT EXISTS relay TEXT;
 ALTER TABLE tx ADD COLUMN IF NOT EXISTS cause TEXT;
+-- The key of this life of the GUID's row, from a sequence when claimed: every history row of this life carries it, and the
+-- history is found by it (sql/find-guid-history.sql). A default set after the column is added leaves the rows already
+-- there as they are (no rewrite of the table); those get their key at their first change, by the trigger below.
+CREATE SEQUENCE IF NOT EXISTS tx_history_key_seq;
+ALTER TABLE tx ADD COLUMN IF NOT EXISTS history_key BIGINT;
+ALTER TABLE tx ALTER COLUMN history_key SET DEFAULT nextval('tx_history_key_seq');
 
 -- One row per state change of a GUID (SPEC section 5, tx_history), written by the triggers below in the same transaction
 -- as the change, whatever statement made it: no change without its history row, no history row without its change.
@@ -38,42 +44,87 @@ CREATE TABLE IF NOT EXISTS tx_history (
     rsp_code    VARCHAR(4),
     attempts    INTEGER,
     relay       TEXT,
-    cause       TEXT
+    cause       TEXT,
+    history_key BIGINT
 );
+-- added to a history table of its first version (2026-12-03)
+ALTER TABLE tx_history ADD COLUMN IF NOT EXISTS history_key BIGINT;
 
--- a GUID's history, oldest first
-CREATE INDEX IF NOT EXISTS tx_history_guid ON tx_history (guid, id);
--- the purge finds the history rows past relay.history.days
-CREATE INDEX IF NOT EXISTS tx_history_at ON tx_history (at);
+-- A GUID's history is found by its row's history_key, and once its row is purged, by its 'purged' row. Both indexes
+-- grow where the ledger writes anyway: history_key rises with time, so each history row's entry goes to the index's end.
+-- The 'purged' rows are indexed by the bucket of 4096 keys their key falls in, then by GUID: the purge deletes rows in the
+-- order of their age, which is the order of their keys, so each batch's entries go to one or two buckets near the end.
+-- sql/find-guid-history.sql looks for a GUID in each bucket. An index by GUID alone put each entry at a random place
+-- (GUIDs are random): one more page of the index written per change, or per purged row (docs/performance.md). The purge
+-- of old history rows takes them in id order, the order they were written. The 4096 stands here, in schema.sql and in
+-- sql/find-guid-history.sql, whose expression must be this one.
+CREATE INDEX IF NOT EXISTS tx_history_key ON tx_history (history_key);
+CREATE INDEX IF NOT EXISTS tx_history_purged_by_key ON tx_history ((history_key / 4096), guid) WHERE to_state = 'purged';
+-- The history rows of its first version (2026-12-03) have no history_key: found by GUID in an index of their own, which
+-- no row written since enters (every trigger below gives its row a key).
+CREATE INDEX IF NOT EXISTS tx_history_first_version ON tx_history (guid) WHERE history_key IS NULL;
+DROP INDEX IF EXISTS tx_history_purged;
+DROP INDEX IF EXISTS tx_history_guid;
+DROP INDEX IF EXISTS tx_history_at;
 
--- One function for every trigger of tx, as schema.sql's triggers do on SQLite: a new claim, a change of state (an UPDATE
--- that leaves the state as it was adds no row), the purge's mark (cause 'purge' and its relay's name: the row is deleted
--- in the same statement), and a deleted row (by the purge, or by a hand outside the relay: cause 'manual', no relay).
+-- One function for the row triggers of tx, as schema.sql's triggers do on SQLite: a new claim, and a change of state (an
+-- UPDATE that leaves the state as it was adds no row). A row marked by an earlier version's purge (cause 'purge' and its
+-- relay's name, on a DONE row: a relay not yet upgraded beside upgraded ones) is deleted in the same statement, as then;
+-- this version's purge deletes its rows itself (sql/postgresql/purge-done.sql).
 CREATE OR REPLACE FUNCTION tx_history_write() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     now_utc TEXT := to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS');
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause)
-        VALUES (NEW.guid, now_utc, NULL, NEW.state, NEW.rsp_code, NEW.attempts, NEW.relay, NEW.cause);
-    ELSIF TG_OP = 'UPDATE' THEN
-        IF NEW.cause = 'purge' AND NEW.state = 'DONE' THEN
-            DELETE FROM tx WHERE guid = NEW.guid;
-        ELSIF OLD.state IS DISTINCT FROM NEW.state THEN
-            INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause)
-            VALUES (NEW.guid, now_utc, OLD.state, NEW.state, NEW.rsp_code, NEW.attempts, NEW.relay, NEW.cause);
-        END IF;
-    ELSE
-        INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause)
-        VALUES (OLD.guid, now_utc, OLD.state, 'purged', OLD.rsp_code, OLD.attempts,
-                CASE WHEN OLD.cause = 'purge' THEN OLD.relay END, CASE WHEN OLD.cause = 'purge' THEN 'purge' ELSE 'manual' END);
+        INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause, history_key)
+        VALUES (NEW.guid, now_utc, NULL, NEW.state, NEW.rsp_code, NEW.attempts, NEW.relay, NEW.cause, NEW.history_key);
+    ELSIF NEW.cause = 'purge' AND NEW.state = 'DONE' THEN
+        DELETE FROM tx WHERE guid = NEW.guid;
+    ELSIF OLD.state IS DISTINCT FROM NEW.state THEN
+        INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause, history_key)
+        VALUES (NEW.guid, now_utc, OLD.state, NEW.state, NEW.rsp_code, NEW.attempts, NEW.relay, NEW.cause, NEW.history_key);
     END IF;
     RETURN NULL;
 END
 $$;
 
-CREATE OR REPLACE TRIGGER tx_history_write AFTER INSERT OR UPDATE OR DELETE ON tx
+CREATE OR REPLACE TRIGGER tx_history_write AFTER INSERT OR UPDATE ON tx
 FOR EACH ROW EXECUTE FUNCTION tx_history_write();
+
+-- Deleted rows, once per statement (one INSERT for a purge's whole batch, not a call per row): by the purge, which names
+-- itself in the transaction's setting idempotent_relay.purged_by (sql/postgresql/purge-done.sql); by an earlier
+-- version's purge, which marked the row (cause 'purge' and its relay); or by a hand outside the relay (cause 'manual',
+-- no relay).
+CREATE OR REPLACE FUNCTION tx_history_of_deletes() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    now_utc TEXT := to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS');
+    purged_by TEXT := NULLIF(current_setting('idempotent_relay.purged_by', true), '');
+BEGIN
+    INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause, history_key)
+    SELECT guid, now_utc, state, 'purged', rsp_code, attempts,
+           COALESCE(purged_by, CASE WHEN cause = 'purge' THEN relay END),
+           CASE WHEN purged_by IS NOT NULL OR cause = 'purge' THEN 'purge' ELSE 'manual' END,
+           -- a row claimed before history_key existed and never changed since gets its key now, so that its 'purged'
+           -- row is found (sql/find-guid-history.sql)
+           COALESCE(history_key, nextval('tx_history_key_seq'))
+    FROM gone;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER tx_history_of_deletes AFTER DELETE ON tx REFERENCING OLD TABLE AS gone
+FOR EACH STATEMENT EXECUTE FUNCTION tx_history_of_deletes();
+
+-- A row claimed before history_key existed gets its key at its first change, before the change is recorded.
+CREATE OR REPLACE FUNCTION tx_history_key_of_older_row() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.history_key := nextval('tx_history_key_seq');
+    RETURN NEW;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER tx_history_key_of_older_row BEFORE UPDATE ON tx
+FOR EACH ROW WHEN (NEW.history_key IS NULL) EXECUTE FUNCTION tx_history_key_of_older_row();
 
 -- The probe commit of GET /health and relay_ledger_writable (sql/probe-ledger-commit.sql): one row per relay,
 -- changed at every probe (probes counts them: SQLite writes nothing for a row updated to the values it has), so that

@@ -24,6 +24,9 @@ CREATE INDEX IF NOT EXISTS tx_state_updated_at ON tx (state, updated_at);
 -- that the column is there already).
 ALTER TABLE tx ADD COLUMN relay TEXT;
 ALTER TABLE tx ADD COLUMN cause TEXT;
+-- The key of this life of the GUID's row (its rowid when claimed, set by the claim's trigger below): every history row
+-- of this life carries it, and the history is found by it (sql/find-guid-history.sql).
+ALTER TABLE tx ADD COLUMN history_key INTEGER;
 
 -- One row per state change of a GUID (SPEC section 5, tx_history), written by the triggers below in the same transaction
 -- as the change, whatever statement made it: no change without its history row, no history row without its change.
@@ -40,39 +43,72 @@ CREATE TABLE IF NOT EXISTS tx_history (
     relay       TEXT,
     cause       TEXT
 );
+-- the key of the life of the GUID's row that the change belongs to (tx.history_key); a column added after the table, as
+-- relay and cause of tx, so that the file also brings a history table of its first version (2026-12-03) up to this one
+ALTER TABLE tx_history ADD COLUMN history_key INTEGER;
 
--- a GUID's history, oldest first
-CREATE INDEX IF NOT EXISTS tx_history_guid ON tx_history (guid, id);
--- the purge finds the history rows past relay.history.days
-CREATE INDEX IF NOT EXISTS tx_history_at ON tx_history (at);
+-- A GUID's history is found by its row's history_key, and once its row is purged, by its 'purged' row. Both indexes
+-- grow where the ledger writes anyway: history_key rises with time, so each history row's entry goes to the index's end.
+-- The 'purged' rows are indexed by the bucket of 4096 keys their key falls in, then by GUID: the purge deletes rows in the
+-- order of their age, which is the order of their keys, so each batch's entries go to one or two buckets near the end.
+-- sql/find-guid-history.sql looks for a GUID in each bucket (a search each, a tenth of a second for 900 million keys).
+-- An index by GUID alone put each entry at a random place (GUIDs are random): one more page of the index written per
+-- change, or per purged row (docs/performance.md). The purge of old history rows takes them in id order, the order they
+-- were written. The 4096 stands here and in sql/find-guid-history.sql, whose expression must be this one.
+CREATE INDEX IF NOT EXISTS tx_history_key ON tx_history (history_key);
+CREATE INDEX IF NOT EXISTS tx_history_purged_by_key ON tx_history (history_key / 4096, guid) WHERE to_state = 'purged';
+-- The history rows of its first version (2026-12-03) have no history_key: found by GUID in an index of their own, which
+-- no row written since enters (every trigger below gives its row a key).
+CREATE INDEX IF NOT EXISTS tx_history_first_version ON tx_history (guid) WHERE history_key IS NULL;
+DROP INDEX IF EXISTS tx_history_purged;
+DROP INDEX IF EXISTS tx_history_guid;
+DROP INDEX IF EXISTS tx_history_at;
+
+-- The triggers of the first version of the history (2026-12-03) wrote no history_key: replaced by those below, in the
+-- same transaction (LedgerSchema applies the file in one), so that no change goes without its history row meanwhile.
+DROP TRIGGER IF EXISTS tx_history_on_claim;
+DROP TRIGGER IF EXISTS tx_history_on_change;
+DROP TRIGGER IF EXISTS tx_history_on_delete;
 
 -- a new claim
-CREATE TRIGGER IF NOT EXISTS tx_history_on_claim AFTER INSERT ON tx
+CREATE TRIGGER IF NOT EXISTS tx_history_of_claim AFTER INSERT ON tx
 BEGIN
-    INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause)
-    VALUES (NEW.guid, strftime('%Y-%m-%d %H:%M:%S', 'now'), NULL, NEW.state, NEW.rsp_code, NEW.attempts, NEW.relay, NEW.cause);
+    UPDATE tx SET history_key = NEW.rowid WHERE rowid = NEW.rowid;
+    INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause, history_key)
+    VALUES (NEW.guid, strftime('%Y-%m-%d %H:%M:%S', 'now'), NULL, NEW.state, NEW.rsp_code, NEW.attempts, NEW.relay, NEW.cause,
+            NEW.rowid);
 END;
 
 -- a change of state (an UPDATE that leaves the state as it was adds no row)
-CREATE TRIGGER IF NOT EXISTS tx_history_on_change AFTER UPDATE OF state ON tx WHEN OLD.state IS NOT NEW.state
+CREATE TRIGGER IF NOT EXISTS tx_history_of_change AFTER UPDATE OF state ON tx WHEN OLD.state IS NOT NEW.state
 BEGIN
-    INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause)
-    VALUES (NEW.guid, strftime('%Y-%m-%d %H:%M:%S', 'now'), OLD.state, NEW.state, NEW.rsp_code, NEW.attempts, NEW.relay, NEW.cause);
+    INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause, history_key)
+    VALUES (NEW.guid, strftime('%Y-%m-%d %H:%M:%S', 'now'), OLD.state, NEW.state, NEW.rsp_code, NEW.attempts, NEW.relay, NEW.cause,
+            COALESCE(NEW.history_key, NEW.rowid));
+END;
+
+-- a row claimed before history_key existed gets it at its first change (the same value its history rows were given)
+CREATE TRIGGER IF NOT EXISTS tx_history_key_of_older_row AFTER UPDATE ON tx WHEN NEW.history_key IS NULL
+BEGIN
+    UPDATE tx SET history_key = NEW.rowid WHERE rowid = NEW.rowid;
 END;
 
 -- The purge (sql/purge-done.sql) marks each row of its batch with cause 'purge' and its relay's name; this deletes the
--- row so marked, in the same statement, and the trigger after it records the deletion with that relay and cause.
-CREATE TRIGGER IF NOT EXISTS tx_purge_marked AFTER UPDATE OF cause ON tx WHEN NEW.cause = 'purge' AND NEW.state = 'DONE'
+-- row so marked, in the same statement, and the trigger after it records the deletion with that relay and cause. The
+-- row is found by its rowid (its first version, tx_purge_marked, searched the GUID index for it).
+DROP TRIGGER IF EXISTS tx_purge_marked;
+CREATE TRIGGER IF NOT EXISTS tx_delete_purge_marked AFTER UPDATE OF cause ON tx WHEN NEW.cause = 'purge' AND NEW.state = 'DONE'
 BEGIN
-    DELETE FROM tx WHERE guid = NEW.guid;
+    DELETE FROM tx WHERE rowid = NEW.rowid;
 END;
 
 -- a deleted row: by the purge, or by a hand outside the relay (cause 'manual', no relay)
-CREATE TRIGGER IF NOT EXISTS tx_history_on_delete AFTER DELETE ON tx
+CREATE TRIGGER IF NOT EXISTS tx_history_of_delete AFTER DELETE ON tx
 BEGIN
-    INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause)
+    INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause, history_key)
     VALUES (OLD.guid, strftime('%Y-%m-%d %H:%M:%S', 'now'), OLD.state, 'purged', OLD.rsp_code, OLD.attempts,
-            CASE WHEN OLD.cause = 'purge' THEN OLD.relay END, CASE WHEN OLD.cause = 'purge' THEN 'purge' ELSE 'manual' END);
+            CASE WHEN OLD.cause = 'purge' THEN OLD.relay END, CASE WHEN OLD.cause = 'purge' THEN 'purge' ELSE 'manual' END,
+            COALESCE(OLD.history_key, OLD.rowid));
 END;
 
 -- The probe commit of GET /health and relay_ledger_writable (sql/probe-ledger-commit.sql): one row per relay,

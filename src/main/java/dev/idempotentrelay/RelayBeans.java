@@ -155,8 +155,8 @@ public class RelayBeans implements CamelConfiguration {
         }
         beans.bind("ledger", ledger);
         beans.bind("ledgerDialect", dialect);
-        beans.bind("sql", new LedgerSqlComponent());
-        beans.bind("ledger-write", new LedgerWriteComponent(writer));
+        beans.bind("sql", new LedgerSqlComponent(dialect));
+        beans.bind("ledger-write", new LedgerWriteComponent(dialect, writer));
 
         // the timers of the timed routes (quartz:relay-jobs/...): in memory in every relay (Quartz's RAMJobStore,
         // safe as every transition is a guarded statement), or with relay.jobs.clustered in Quartz's JDBC job store on

@@ -37,6 +37,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class HistoryTest {
 
+    /** The history of a transfer sent through relay-a's channel that the core took: its claim, then DONE. */
+    private static final List<String> THROUGH_THE_CHANNEL = List.of("null>SENT null 1 relay-a channel", "SENT>DONE 0000 1 relay-a channel");
+
     @TempDir
     Path dir;
 
@@ -55,11 +58,19 @@ class HistoryTest {
         return closeable;
     }
 
+    /** The relay on this test's ledger: a new one of the kind, unless the test made it before. */
     private RelayUnderTest relay(String kind, String coreUrl, long readTimeoutMs) throws Exception {
-        ledger = kind.equals("sqlite") ? dir.resolve("ledger.db").toString() : Postgres.shared().newDatabase();
+        if (ledger == null) {
+            newLedger(kind);
+        }
         RelayUnderTest.Builder builder = kind.equals("sqlite") ? RelayUnderTest.on(Path.of(ledger), coreUrl)
                 : RelayUnderTest.onLedger(ledger, coreUrl);
         return keep(builder.readTimeoutMs(readTimeoutMs).with("relay.name", "relay-a").with("relay.reprocess.max-attempts", "3").start());
+    }
+
+    private LedgerFile newLedger(String kind) throws Exception {
+        ledger = kind.equals("sqlite") ? dir.resolve("ledger.db").toString() : Postgres.shared().newDatabase();
+        return file();
     }
 
     private LedgerFile file() {
@@ -99,13 +110,12 @@ class HistoryTest {
         RelayUnderTest relay = relay(kind, core.url(), 5_000);
         String guid = newGuid();
         assertEquals("0000", send(relay, transfer(guid)));
-        List<String> done = List.of("null>SENT null 1 relay-a channel", "SENT>DONE 0000 1 relay-a channel");
-        assertEquals(done, history(relay, guid));
+        assertEquals(THROUGH_THE_CHANNEL, history(relay, guid));
 
         // a DONE replay and an E904 change nothing, and add no history row
         assertEquals("0000", send(relay, transfer(guid)));
         assertEquals("E904", send(relay, transfer(guid, 1, "another")));
-        assertEquals(done, history(relay, guid));
+        assertEquals(THROUGH_THE_CHANNEL, history(relay, guid));
 
         // GET /ledger/{guid} ends with the same history
         JsonNode row = relay.admin().json("/ledger/" + guid, 200);
@@ -204,14 +214,110 @@ class HistoryTest {
         assertEquals("0000", send(relay, request));
         file().backdate(guid, 8 * 24 * 3_600);
         assertTrue(runJob(relay, "direct:run-purge").startsWith("purge: 1 deleted in 1 batch, "));
-        List<String> purged = List.of("null>SENT null 1 relay-a channel", "SENT>DONE 0000 1 relay-a channel",
-                "DONE>purged 0000 1 relay-a purge");
+        List<String> purged = new ArrayList<>(THROUGH_THE_CHANNEL);
+        purged.add("DONE>purged 0000 1 relay-a purge");
         assertEquals(purged, history(relay, guid));
         // GET /ledger/{guid}: no row, and the history that says it was here
         JsonNode missing = relay.admin().json("/ledger/" + guid, 404);
         assertEquals(3, missing.get("history").size());
         assertEquals("purged", missing.get("history").get(2).get("to_state").asText());
         assertEquals(null, file().row(guid));
+
+        // sent again after its purge, it is a new transfer to the relay: the GUID's history holds both lives
+        assertEquals("0000", send(relay, request));
+        List<String> twice = new ArrayList<>(purged);
+        twice.addAll(THROUGH_THE_CHANNEL);
+        assertEquals(twice, history(relay, guid));
+        assertEquals(twice.size(), relay.admin().json("/ledger/" + guid, 200).get("history").size());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void aRowDeletedByHandIsRecordedAsManualAndOneMarkedByAnEarlierVersionsPurgeAsPurgedByThatRelay(String kind) throws Exception {
+        CoreSimulator core = keep(CoreSimulator.start(0, 1_000));
+        RelayUnderTest relay = relay(kind, core.url(), 5_000);
+        String byHand = newGuid();
+        String marked = newGuid();
+        assertEquals("0000", send(relay, transfer(byHand)));
+        assertEquals("0000", send(relay, transfer(marked)));
+        file().execute("DELETE FROM tx WHERE guid = '" + byHand + "'");
+        // what the purge of the version before this one ran: it marks the row, the schema's trigger deletes it (a relay
+        // not yet upgraded beside upgraded ones on one ledger)
+        file().execute("UPDATE tx SET cause = 'purge', relay = 'relay-old' WHERE guid = '" + marked + "'");
+        assertEquals(null, file().row(byHand));
+        assertEquals(null, file().row(marked));
+        List<String> manual = new ArrayList<>(THROUGH_THE_CHANNEL);
+        manual.add("DONE>purged 0000 1 null manual");
+        assertEquals(manual, history(relay, byHand));
+        List<String> purgedByOld = new ArrayList<>(THROUGH_THE_CHANNEL);
+        purgedByOld.add("DONE>purged 0000 1 relay-old purge");
+        assertEquals(purgedByOld, history(relay, marked));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void aLedgerMadeBeforeTheHistoryHasEachRowsHistoryFromItsFirstChange(String kind) throws Exception {
+        // the ledger of a version before the history: table tx without the columns and triggers of the history
+        LedgerFile rows = newLedger(kind);
+        rows.execute("CREATE TABLE tx (guid VARCHAR(32) NOT NULL PRIMARY KEY, tx_code VARCHAR(4) NOT NULL, state VARCHAR(8) NOT NULL"
+                + " CHECK (state IN ('RECEIVED', 'SENT', 'DONE', 'UNKNOWN', 'FAILED')), rsp_code VARCHAR(4), request "
+                + (kind.equals("sqlite") ? "BLOB NOT NULL, response BLOB" : "BYTEA NOT NULL, response BYTEA")
+                + ", attempts INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)");
+        String unknown = newGuid();
+        String done = newGuid();
+        rows.insert(unknown, "UNKNOWN", "E901", transfer(unknown), null, 1, 120);
+        rows.insert(done, "DONE", "0000", transfer(done), new byte[] {'x'}, 1, 8 * 24 * 3_600);
+        CoreSimulator core = keep(CoreSimulator.start(0, 1_000)); // it never had the UNKNOWN transfer: 404
+        RelayUnderTest relay = relay(kind, core.url(), 300);
+        relay.admin().json("/ledger/" + unknown + "/history", 404); // no change of it recorded yet
+
+        assertEquals("resolve: 0 done, 1 failed, 0 kept", runJob(relay, "direct:run-resolve"));
+        assertTrue(runJob(relay, "direct:run-purge").startsWith("purge: 1 deleted in 1 batch, "));
+        assertEquals(List.of("UNKNOWN>FAILED E902 1 relay-a resolve"), history(relay, unknown));
+        assertEquals(List.of("DONE>purged 0000 1 relay-a purge"), history(relay, done));
+        // and the FAILED row's next change is found with its first
+        assertEquals("reprocess: 1 done, 0 failed, 0 unknown, 0 skipped", runJob(relay, "direct:run-reprocess"));
+        assertEquals(List.of("UNKNOWN>FAILED E902 1 relay-a resolve", "FAILED>SENT E902 2 relay-a reprocess",
+                "SENT>DONE 0000 2 relay-a reprocess"), history(relay, unknown));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void theRowsOfTheHistorysFirstVersionStayInEachGuidsHistory(String kind) throws Exception {
+        // the ledger as the history's first version (2026-12-03) made and wrote it: its schema file, its triggers
+        LedgerFile rows = newLedger(kind);
+        String schema = "ledger-2026-12-03/" + (kind.equals("sqlite") ? "schema.sql" : "schema-postgresql.sql");
+        for (String statement : dev.idempotentrelay.ledger.LedgerSchema.statements(schema)) {
+            rows.execute(statement);
+        }
+        String done = newGuid();
+        String unknown = newGuid();
+        rows.insert(done, "SENT", null, transfer(done), null, 1, 0);
+        rows.execute("UPDATE tx SET state = 'DONE', rsp_code = '0000', response = request, relay = 'relay-old', cause = 'channel'"
+                + " WHERE guid = '" + done + "'");
+        rows.insert(unknown, "SENT", null, transfer(unknown), null, 1, 0);
+        rows.execute("UPDATE tx SET state = 'UNKNOWN', rsp_code = 'E901', relay = 'relay-old', cause = 'channel'"
+                + " WHERE guid = '" + unknown + "'");
+        List<String> doneBefore = List.of("null>SENT null 1 null null", "SENT>DONE 0000 1 relay-old channel");
+        List<String> unknownBefore = List.of("null>SENT null 1 null null", "SENT>UNKNOWN E901 1 relay-old channel");
+
+        // this version's relay on it: the rows written before are each GUID's history so far
+        CoreSimulator core = keep(CoreSimulator.start(0, 1_000)); // it never had the UNKNOWN transfer: 404
+        RelayUnderTest relay = relay(kind, core.url(), 5_000);
+        assertEquals(doneBefore, history(relay, done));
+        assertEquals(unknownBefore, history(relay, unknown));
+
+        // and go on with the changes this version records
+        file().backdate(unknown, 600);
+        assertEquals("resolve: 0 done, 1 failed, 0 kept", runJob(relay, "direct:run-resolve"));
+        List<String> unknownAfter = new ArrayList<>(unknownBefore);
+        unknownAfter.add("UNKNOWN>FAILED E902 1 relay-a resolve");
+        assertEquals(unknownAfter, history(relay, unknown));
+        file().backdate(done, 8 * 24 * 3_600);
+        assertTrue(runJob(relay, "direct:run-purge").startsWith("purge: 1 deleted in 1 batch, "));
+        List<String> doneAfter = new ArrayList<>(doneBefore);
+        doneAfter.add("DONE>purged 0000 1 relay-a purge");
+        assertEquals(doneAfter, history(relay, done));
     }
 
     @ParameterizedTest

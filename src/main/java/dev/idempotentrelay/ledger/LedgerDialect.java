@@ -14,18 +14,21 @@ import java.util.Map;
  * that another relay's batch holds are skipped, not waited for; SQLite has one writer at a time and no such clause;</li>
  * <li>{@code {{relay.ledger.bytes}}}, the ledger's size on disk as the database reports it without a scan.</li>
  * </ul>
+ * A statement that the two databases must run differently, not only in such a piece, has this database's own text
+ * beside the common one: {@code sql/postgresql/purge-done.sql} for {@code sql/purge-done.sql} ({@link #sqlFile}). The
+ * routes name the common file.
  * {@code relay.db} picks the dialect: a {@code jdbc:postgresql:} URL or a SQLite file.
  */
 public enum LedgerDialect {
 
-    SQLITE("schema.sql", null, Map.of(
+    SQLITE("schema.sql", null, null, Map.of(
             "relay.ledger.now", "strftime('%Y-%m-%d %H:%M:%S', 'now')",
             "relay.ledger.seconds-ago", "strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || :#ageSeconds || ' seconds')",
             "relay.ledger.days-ago", "strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || :#ageDays || ' days')",
             "relay.ledger.skip-locked", "",
             "relay.ledger.bytes", "(SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size())")),
 
-    POSTGRESQL("schema-postgresql.sql", "schema-quartz-postgresql.sql", Map.of(
+    POSTGRESQL("schema-postgresql.sql", "schema-quartz-postgresql.sql", "sql/postgresql/", Map.of(
             "relay.ledger.now", "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')",
             "relay.ledger.seconds-ago", "to_char(now() AT TIME ZONE 'UTC' - make_interval(secs => :#ageSeconds), 'YYYY-MM-DD HH24:MI:SS')",
             "relay.ledger.days-ago", "to_char(now() AT TIME ZONE 'UTC' - make_interval(days => :#ageDays), 'YYYY-MM-DD HH24:MI:SS')",
@@ -36,11 +39,13 @@ public enum LedgerDialect {
 
     private final String schema;
     private final String jobStoreSchema;
+    private final String ownSql;
     private final Map<String, String> sql;
 
-    LedgerDialect(String schema, String jobStoreSchema, Map<String, String> sql) {
+    LedgerDialect(String schema, String jobStoreSchema, String ownSql, Map<String, String> sql) {
         this.schema = schema;
         this.jobStoreSchema = jobStoreSchema;
+        this.ownSql = ownSql;
         this.sql = sql;
     }
 
@@ -64,6 +69,19 @@ public enum LedgerDialect {
      */
     public String jobStoreSchema() {
         return jobStoreSchema;
+    }
+
+    /**
+     * The SQL file to run for the one a route names ({@code classpath:sql/NAME.sql}): this database's own text of it
+     * where there is one ({@code classpath:sql/postgresql/NAME.sql}), otherwise the named file itself.
+     */
+    public String sqlFile(String uri) {
+        String common = "classpath:sql/";
+        if (ownSql == null || !uri.startsWith(common)) {
+            return uri;
+        }
+        String own = ownSql + uri.substring(common.length());
+        return LedgerDialect.class.getClassLoader().getResource(own) != null ? "classpath:" + own : uri;
     }
 
     /** The pieces of SQL of this database, by the property placeholder the SQL files use. */

@@ -16,8 +16,8 @@ import javax.sql.DataSource;
  * takes a transaction-scoped advisory lock, so that relays starting at the same moment on an empty database apply it
  * one after the other ({@code CREATE TABLE IF NOT EXISTS} alone races there: duplicate key in pg_type). With the
  * job store (relay.jobs.clustered), Quartz's tables ({@code schema-quartz-postgresql.sql}) follow in the same
- * transaction. On SQLite an {@code ALTER TABLE ... ADD COLUMN} of a column the ledger has already is passed over
- * (SQLite has no {@code IF NOT EXISTS} there).
+ * transaction. On SQLite, one transaction too; an {@code ALTER TABLE ... ADD COLUMN} of a column the ledger has
+ * already is passed over (SQLite has no {@code IF NOT EXISTS} there).
  */
 public final class LedgerSchema {
 
@@ -45,15 +45,29 @@ public final class LedgerSchema {
         }
         try (Connection connection = ledger.getConnection(); Statement statement = connection.createStatement()) {
             if (dialect != LedgerDialect.POSTGRESQL) {
-                for (String sql : statements) {
-                    try {
-                        statement.execute(sql);
-                    } catch (SQLException e) {
-                        // SQLite has no ADD COLUMN IF NOT EXISTS: on a ledger that has the column, the ALTER is done already
-                        if (!(ADD_COLUMN.matcher(sql).lookingAt() && String.valueOf(e.getMessage()).contains("duplicate column name"))) {
-                            throw e;
+                // one transaction, begun and ended by statements as the group-commit writer does: a trigger replaced by
+                // the file is never missing for a write of a relay running on the same file meanwhile
+                statement.execute("BEGIN IMMEDIATE");
+                try {
+                    for (String sql : statements) {
+                        try {
+                            statement.execute(sql);
+                        } catch (SQLException e) {
+                            // SQLite has no ADD COLUMN IF NOT EXISTS: on a ledger that has the column, the ALTER is done
+                            // already (a failed statement leaves the transaction open, the others' work in it)
+                            if (!(ADD_COLUMN.matcher(sql).lookingAt() && String.valueOf(e.getMessage()).contains("duplicate column name"))) {
+                                throw e;
+                            }
                         }
                     }
+                    statement.execute("COMMIT");
+                } catch (SQLException e) {
+                    try {
+                        statement.execute("ROLLBACK");
+                    } catch (SQLException rollback) {
+                        e.addSuppressed(rollback);
+                    }
+                    throw e;
                 }
                 return;
             }
@@ -78,7 +92,7 @@ public final class LedgerSchema {
      * The statements of a schema file, split at its semicolons, but for those inside a statement: in a SQLite trigger's
      * body ({@code CREATE TRIGGER ... BEGIN ...; END}) and in a PostgreSQL function's body between {@code $$} quotes.
      */
-    static List<String> statements(String resource) throws IOException {
+    public static List<String> statements(String resource) throws IOException {
         List<String> statements = new ArrayList<>();
         StringBuilder statement = new StringBuilder();
         for (String part : SqlFile.code(resource).split(";")) {

@@ -25,8 +25,12 @@ public class LedgerWriteComponent extends LedgerSqlComponent {
 
     private final LedgerWriter writer;
 
-    /** @param writer who runs the writes (the SQLite group-commit writer, the bounded PostgreSQL writer), or null for camel-sql's own producer on the pool */
-    public LedgerWriteComponent(LedgerWriter writer) {
+    /**
+     * @param dialect the ledger's database, whose own text of a statement is run where it has one
+     * @param writer who runs the writes (the SQLite group-commit writer, the bounded PostgreSQL writer), or null for camel-sql's own producer on the pool
+     */
+    public LedgerWriteComponent(LedgerDialect dialect, LedgerWriter writer) {
+        super(dialect);
         this.writer = writer;
     }
 
