@@ -203,9 +203,12 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("outcomes", new GroupedBodyAggregationStrategy());
         beans.bind("resolveSummary", new JobRunSummary(metrics, "resolve"));
         beans.bind("reprocessSummary", new JobRunSummary(metrics, "reprocess"));
-        // the timed work's batches: a purge run's progress, stale SENT rows made UNKNOWN batch after batch
-        beans.bind("purgeRun", new PurgeRun(metrics, Double.parseDouble(text(context, "relay.jobs.batch-share")),
-                integer(context, "relay.history.days")));
+        // the timed work's batches: a purge run's progress, stale SENT rows made UNKNOWN batch after batch; on SQLite
+        // a writer of another process waiting for the ledger is not seen, so the purge also listens for one
+        boolean postgresql = dialect == LedgerDialect.POSTGRESQL;
+        beans.bind("purgeRun", new PurgeRun(metrics, Double.parseDouble(text(context,
+                postgresql ? "relay.jobs.postgresql.batch-share" : "relay.jobs.batch-share")),
+                integer(context, "relay.history.days"), !postgresql));
         beans.bind("staleSentBatch", new RowBatch(metrics, "SENT", "UNKNOWN", "staleCount"));
         // the timing settings, for alert rules that compare ages with them
         metrics.setting("min-age", number(context, "relay.resolve.min-age"));

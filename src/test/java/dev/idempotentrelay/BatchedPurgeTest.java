@@ -191,9 +191,10 @@ class BatchedPurgeTest {
         int due = 20_000;
         try (RelayUnderTest relay = relay(ledger, 2_000)) {
             fill(file(ledger), due);
-            // the purge command from cron, in batches of 50, beside the relay that channels are sending to
+            // the purge command from cron, in batches of 50, beside the relay that channels are sending to; on PostgreSQL
+            // with a share under its default of 1 (no pause)
             CompletableFuture<OneShot> purge = CompletableFuture.supplyAsync(() -> OneShot.withEnvironment(
-                    Map.of("RELAY_JOBS_BATCH_SIZE", "50"), "purge", "--db", ledger, "--days", "7"));
+                    Map.of("RELAY_JOBS_BATCH_SIZE", "50", "RELAY_JOBS_POSTGRESQL_BATCH_SHARE", "0.2"), "purge", "--db", ledger, "--days", "7"));
             int answered = 0;
             try (Channel channel = Channel.open(relay.port)) {
                 while (!purge.isDone()) {

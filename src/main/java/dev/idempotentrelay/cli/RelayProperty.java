@@ -50,6 +50,7 @@ enum RelayProperty {
     PURGE_EVERY("relay.jobs.purge-every", "purge-every", atLeast(1)),
     JOBS_BATCH_SIZE("relay.jobs.batch-size", null, atLeast(1)),
     JOBS_BATCH_SHARE("relay.jobs.batch-share", null, share()),
+    JOBS_POSTGRESQL_BATCH_SHARE("relay.jobs.postgresql.batch-share", null, share()),
     JOBS_COMMIT_WAIT_MS("relay.jobs.commit-wait-ms", null, atLeast(1)),
     MIN_AGE("relay.resolve.min-age", "min-age", atLeast(1),
             "a transfer that the core is still applying would be asked about, found missing, and sent again"),

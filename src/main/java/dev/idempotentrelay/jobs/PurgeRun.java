@@ -2,6 +2,8 @@ package dev.idempotentrelay.jobs;
 
 import dev.idempotentrelay.ops.RelayMetrics;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.camel.Exchange;
 
 /**
@@ -16,7 +18,8 @@ import org.apache.camel.Exchange;
  * many DONE rows in how many batches and how long (and how much of it paused for other writers), and how many history rows: what the one-shot command prints and the
  * timed route logs.
  * <p>
- * While others write to the ledger, the batches take at most a share of the ledger's time ({@code relay.jobs.batch-share}):
+ * While others write to the ledger, the batches take at most a share of the ledger's time ({@code relay.jobs.batch-share}, on
+ * PostgreSQL {@code relay.jobs.postgresql.batch-share}):
  * after a batch that took T, variable {@code batchPauseMs} says to wait T (1 - share) / share before the next, so that
  * the channel path's writes have the ledger (on SQLite its one writer) for the rest. Others write when the newest
  * history row's id (variable {@code ledgerMark}, sql/latest-history-id.sql, read at the start and after each batch)
@@ -24,15 +27,31 @@ import org.apache.camel.Exchange;
  * claim and change of state adds one, whoever makes it, so this sees this relay's channels, another relay's on the
  * same ledger, and the running relay beside a one-shot purge command. While nobody else writes, there is no pause,
  * and the purge runs as fast as the ledger deletes.
+ * <p>
+ * On SQLite a writer of another process (the relay beside a one-shot purge command) that finds the ledger locked by a
+ * batch is not seen until it has written: it sleeps and tries again, up to {@value #SQLITE_BUSY_SLEEP_MS} ms later
+ * (SQLite's busy handler), and back-to-back batches can keep it out for the whole run, its claims waiting. So on SQLite,
+ * while the purge sees no other writer, it leaves the ledger free for {@link #LISTEN_MS} after its first batch and then
+ * once a second, longer than such a writer's sleep: a writer that waits gets in, is seen, and the pace above follows.
+ * These pauses are not counted as paused for other writers.
  */
 public class PurgeRun {
 
     // One run at a time (the timer's route is stateful; the one-shot command runs once in its own process): the run's
     // counts and pace are kept here, not in the exchange
 
+    /** The longest sleep of SQLite's busy handler between two tries of a writer that finds the ledger locked. */
+    static final long SQLITE_BUSY_SLEEP_MS = 100;
+    /** How long the ledger is left free for a waiting writer that cannot be seen: over SQLite's longest sleep. */
+    static final long LISTEN_MS = SQLITE_BUSY_SLEEP_MS + 20;
+    private static final long LISTEN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final RelayMetrics metrics;
     private final double share;
     private final int historyDays;
+    private final boolean listens;
+    private final LongSupplier clock;
+    private long listenedNanos;
     private volatile boolean running;
     private long batchStartedNanos;
     private long markBefore;
@@ -46,14 +65,22 @@ public class PurgeRun {
     /**
      * @param share the most of the ledger's time the batches take while channels send, above 0 and at most 1
      * @param historyDays the days a history row is kept (relay.history.days), for the summary line
+     * @param listens whether a writer that waits for the ledger goes unseen (SQLite): the ledger is then left free for
+     *        {@link #LISTEN_MS} once a second while no other writer is seen
      */
-    public PurgeRun(RelayMetrics metrics, double share, int historyDays) {
+    public PurgeRun(RelayMetrics metrics, double share, int historyDays, boolean listens) {
+        this(metrics, share, historyDays, listens, System::nanoTime);
+    }
+
+    PurgeRun(RelayMetrics metrics, double share, int historyDays, boolean listens, LongSupplier clock) {
         if (!(share > 0 && share <= 1)) {
             throw new IllegalArgumentException("the share of the timed work's batches must be above 0 and at most 1, not " + share);
         }
         this.metrics = metrics;
         this.share = share;
         this.historyDays = historyDays;
+        this.listens = listens;
+        this.clock = clock;
         metrics.gauge("relay.purge.running", "1 while a purge run deletes due DONE rows, batch after batch", () -> running ? 1 : 0);
         metrics.gauge("relay.purge.run.rows", "Rows deleted so far in the current purge run, or in all in the last one", () -> rows);
         metrics.gauge("relay.purge.run.seconds", "Duration of the current purge run so far, or of the last one", this::seconds);
@@ -64,9 +91,11 @@ public class PurgeRun {
         batches = 0;
         historyRows = 0;
         pausedNanos = 0;
-        startedNanos = System.nanoTime();
+        startedNanos = clock.getAsLong();
         running = true;
         batchStartedNanos = startedNanos;
+        // the first batch is followed by a listening pause
+        listenedNanos = startedNanos - LISTEN_EVERY_NANOS;
         markBefore = mark(exchange);
     }
 
@@ -99,12 +128,21 @@ public class PurgeRun {
      */
     private void pace(Exchange exchange, int batch, int ownHistoryRows) {
         exchange.setVariable("batchRows", batch);
-        long now = System.nanoTime();
+        long now = clock.getAsLong();
         long mark = mark(exchange);
         boolean othersWrote = mark - markBefore > ownHistoryRows;
         long pauseNanos = othersWrote ? (long) ((now - batchStartedNanos) * (1 - share) / share) : 0;
+        if (othersWrote) {
+            pausedNanos += pauseNanos;
+        }
+        long listen = TimeUnit.MILLISECONDS.toNanos(LISTEN_MS);
+        if (listens && pauseNanos < listen && now - listenedNanos >= LISTEN_EVERY_NANOS) {
+            pauseNanos = listen;
+        }
+        if (pauseNanos >= listen) {
+            listenedNanos = now + pauseNanos;
+        }
         exchange.setVariable("batchPauseMs", pauseNanos / 1_000_000);
-        pausedNanos += pauseNanos;
         batchStartedNanos = now + pauseNanos;
         markBefore = mark;
     }
@@ -118,7 +156,7 @@ public class PurgeRun {
         if (!running) {
             return;
         }
-        endedNanos = System.nanoTime();
+        endedNanos = clock.getAsLong();
         running = false;
         long deleted = rows;
         metrics.jobRun("purge");
@@ -134,6 +172,6 @@ public class PurgeRun {
         if (started == 0) {
             return 0;
         }
-        return ((running ? System.nanoTime() : endedNanos) - started) / 1e9;
+        return ((running ? clock.getAsLong() : endedNanos) - started) / 1e9;
     }
 }

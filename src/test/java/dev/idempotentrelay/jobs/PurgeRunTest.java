@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idempotentrelay.ops.RelayMetrics;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
@@ -12,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A purge's batches leave the ledger to the others while they write (the newest history row's id grows by more than
- * the batch's own rows), and take all of it while nobody else does.
+ * the batch's own rows), and take all of it while nobody else does; on SQLite, where a writer waiting for the ledger is
+ * not seen, they leave it free a moment once a second while nobody else is seen.
  */
 class PurgeRunTest {
 
@@ -27,7 +30,7 @@ class PurgeRunTest {
 
     @Test
     void whileChannelsSendEachBatchIsFollowedByAPauseThatKeepsItToItsShare() throws Exception {
-        PurgeRun run = new PurgeRun(metrics, 0.25, 90);
+        PurgeRun run = new PurgeRun(metrics, 0.25, 90, false);
         Exchange exchange = new DefaultExchange(new DefaultCamelContext());
         exchange.setVariable("ledgerMark", 5000L);
         run.start(exchange);
@@ -44,7 +47,7 @@ class PurgeRunTest {
 
     @Test
     void withNoChannelSendingThereIsNoPause() throws Exception {
-        PurgeRun run = new PurgeRun(metrics, 0.25, 90);
+        PurgeRun run = new PurgeRun(metrics, 0.25, 90, false);
         Exchange exchange = new DefaultExchange(new DefaultCamelContext());
         exchange.setVariable("ledgerMark", 5000L);
         run.start(exchange);
@@ -61,7 +64,7 @@ class PurgeRunTest {
 
     @Test
     void historyBatchesAddNoRowsOfTheirOwnSoAnyGrowthIsOthersWriting() throws Exception {
-        PurgeRun run = new PurgeRun(metrics, 0.5, 90);
+        PurgeRun run = new PurgeRun(metrics, 0.5, 90, false);
         Exchange exchange = new DefaultExchange(new DefaultCamelContext());
         exchange.setVariable("ledgerMark", 5000L);
         run.start(exchange);
@@ -74,7 +77,56 @@ class PurgeRunTest {
 
     @Test
     void aShareOutsideZeroToOneIsRefused() {
-        assertThrows(IllegalArgumentException.class, () -> new PurgeRun(metrics, 0, 90));
-        assertThrows(IllegalArgumentException.class, () -> new PurgeRun(metrics, 1.5, 90));
+        assertThrows(IllegalArgumentException.class, () -> new PurgeRun(metrics, 0, 90, false));
+        assertThrows(IllegalArgumentException.class, () -> new PurgeRun(metrics, 1.5, 90, false));
+    }
+
+    @Test
+    void onSqliteWhileNobodyIsSeenTheLedgerIsLeftFreeAfterTheFirstBatchAndThenOnceASecond() {
+        AtomicLong now = new AtomicLong(TimeUnit.HOURS.toNanos(1));
+        PurgeRun run = new PurgeRun(metrics, 0.25, 90, true, now::get);
+        Exchange exchange = new DefaultExchange(new DefaultCamelContext());
+        exchange.setVariable("ledgerMark", 5000L);
+        run.start(exchange);
+        long mark = 5000;
+        long[] pauses = new long[40];
+        for (int i = 0; i < pauses.length; i++) {
+            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(50)); // a batch of 50 ms, its own history rows alone
+            mark += 100;
+            run.batch(batchOf(exchange, 100, mark));
+            pauses[i] = exchange.getVariable("batchPauseMs", Long.class);
+            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(pauses[i]));
+        }
+        for (int i = 0; i < pauses.length; i++) {
+            // the first batch, then the first batch a second or more after the end of the last such pause
+            boolean listens = i == 0 || i == 20 || i == 40;
+            assertEquals(listens ? PurgeRun.LISTEN_MS : 0, pauses[i], "after batch " + i);
+        }
+        run.finish(exchange);
+        // none of it was a pause for a writer seen
+        assertTrue(exchange.getMessage().getBody(String.class).contains(", 0.0 s of it paused for other writers; "),
+                exchange.getMessage().getBody(String.class));
+    }
+
+    @Test
+    void onSqliteAWriterSeenSetsThePaceAndTheLedgerIsStillLeftFreeLongEnoughOnceASecond() {
+        AtomicLong now = new AtomicLong(TimeUnit.HOURS.toNanos(1));
+        PurgeRun run = new PurgeRun(metrics, 0.5, 90, true, now::get);
+        Exchange exchange = new DefaultExchange(new DefaultCamelContext());
+        exchange.setVariable("ledgerMark", 5000L);
+        run.start(exchange);
+        long mark = 5000;
+        long listened = 0;
+        for (int i = 0; i < 100; i++) {
+            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(10)); // a batch of 10 ms, and a claim of the relay beside it
+            mark += 101;
+            run.batch(batchOf(exchange, 100, mark));
+            long pause = exchange.getVariable("batchPauseMs", Long.class);
+            assertTrue(pause == 10 || pause == PurgeRun.LISTEN_MS, "pause " + pause + " after batch " + i);
+            listened += pause == PurgeRun.LISTEN_MS ? 1 : 0;
+            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(pause));
+        }
+        // 100 batches and their pauses: about 2 s plus the listening pauses, one at the start and one a second after
+        assertTrue(listened >= 2 && listened <= 4, listened + " listening pauses");
     }
 }
