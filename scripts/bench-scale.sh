@@ -16,6 +16,7 @@
 #   scripts/bench-scale.sh                                  # SQLite and PostgreSQL, 10 million rows
 #   ROWS=1000000 LEDGERS=sqlite RUNS="full purge" scripts/bench-scale.sh
 #   LAUNCHER=bin/idempotent-relay scripts/bench-scale.sh    # the relays started by the launcher (its JDK, options, cache)
+#   WORK=/tmp/bs scripts/bench-scale.sh                     # keeps both full ledgers in /tmp/bs for the next run
 # Needs about 4 GB of disk per 10 million rows and kind (WORK, a temporary folder by default), gcc, python3, curl, and
 # PostgreSQL's server binaries (apt-get install postgresql) for the postgresql kind.
 set -euo pipefail
@@ -232,12 +233,21 @@ for kind in $LEDGERS; do
   postgresql)
     [ -n "$PG_BIN" ] || { echo "no PostgreSQL server binaries (apt-get install postgresql)"; exit 1; }
     pg_port=$(free_port)
-    rm -rf "$work/pg"
-    as_pg "$PG_BIN/initdb" -D "$work/pg" -A trust -U postgres >/dev/null
+    # a WORK folder given keeps the server with its full ledger for the next run of the script, as for SQLite
+    keep_pg=""
+    [ -n "${WORK:-}" ] && [ -d "$work/pg" ] && [ "$(cat "$work/pg.rows" 2>/dev/null)" = "$ROWS" ] && keep_pg=1
+    if [ -z "$keep_pg" ]; then
+      rm -rf "$work/pg" "$work/pg.rows"
+      as_pg "$PG_BIN/initdb" -D "$work/pg" -A trust -U postgres >/dev/null
+    fi
     as_pg "$PG_BIN/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" -o "-p $pg_port -k $work -c listen_addresses=127.0.0.1 \
       -c max_connections=200 -c shared_buffers=256MB -c max_wal_size=8GB" start >/dev/null
     echo; echo "== postgresql $(pg -c 'show server_version'): the full ledger"
-    pg_fill fullledger
+    if [ -n "$keep_pg" ]; then
+      echo "  the full ledger of $ROWS rows kept in $work/pg from an earlier run"
+    else
+      pg_fill fullledger; echo "$ROWS" > "$work/pg.rows"
+    fi
     echo "  $(pg -c "select pg_size_pretty(pg_database_size('fullledger'))") on disk"
     for name in $RUNS; do
       pg -c "drop database if exists run"
