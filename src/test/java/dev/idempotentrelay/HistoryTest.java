@@ -256,6 +256,26 @@ class HistoryTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"sqlite", "postgresql"})
+    void aChangeOfStateMadeByHandIsRecordedAndTheRelaysOwnOnce(String kind) throws Exception {
+        CoreSimulator core = keep(CoreSimulator.start(0, 1_000));
+        RelayUnderTest relay = relay(kind, core.url(), 5_000);
+        String guid = newGuid();
+        assertEquals("0000", send(relay, transfer(guid)));
+        // an operator's UPDATE, outside the relay: the schema's trigger records it (the row keeps its last relay and cause)
+        file().execute("UPDATE tx SET state = 'FAILED', rsp_code = 'E902' WHERE guid = '" + guid + "'");
+        file().execute("UPDATE tx SET rsp_code = 'E902' WHERE guid = '" + guid + "'"); // no change of state: no row
+        List<String> byHand = new ArrayList<>(THROUGH_THE_CHANNEL);
+        byHand.add("DONE>FAILED E902 1 relay-a channel");
+        assertEquals(byHand, history(relay, guid));
+        // and a resend, claimed back by the relay, is recorded once, by the relay's statement
+        assertEquals("0000", send(relay, transfer(guid)));
+        byHand.add("FAILED>SENT E902 2 relay-a channel");
+        byHand.add("SENT>DONE 0000 2 relay-a channel");
+        assertEquals(byHand, history(relay, guid));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
     void aLedgerMadeBeforeTheHistoryHasEachRowsHistoryFromItsFirstChange(String kind) throws Exception {
         // the ledger of a version before the history: table tx without the columns and triggers of the history
         LedgerFile rows = newLedger(kind);
