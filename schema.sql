@@ -51,7 +51,7 @@ ALTER TABLE tx_history ADD COLUMN history_key INTEGER;
 -- grow where the ledger writes anyway: history_key rises with time, so each history row's entry goes to the index's end.
 -- The 'purged' rows are indexed by the bucket of 4096 keys their key falls in, then by GUID: the purge deletes rows in the
 -- order of their age, which is the order of their keys, so each batch's entries go to one or two buckets near the end.
--- sql/find-guid-history.sql looks for a GUID in each bucket (a search each, a tenth of a second for 900 million keys).
+-- sql/find-guid-history.sql looks for a GUID in each bucket (a search each, 0.2 s for 900 million keys).
 -- An index by GUID alone put each entry at a random place (GUIDs are random): one more page of the index written per
 -- change, or per purged row (docs/performance.md). The purge of old history rows takes them in id order, the order they
 -- were written. The 4096 stands here and in sql/find-guid-history.sql, whose expression must be this one.
