@@ -44,6 +44,7 @@ public class PurgeRun {
     static final long SQLITE_BUSY_SLEEP_MS = 100;
     /** How long the ledger is left free for a waiting writer that cannot be seen: over SQLite's longest sleep. */
     static final long LISTEN_MS = SQLITE_BUSY_SLEEP_MS + 20;
+    private static final long LISTEN_NANOS = TimeUnit.MILLISECONDS.toNanos(LISTEN_MS);
     private static final long LISTEN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final RelayMetrics metrics;
@@ -135,11 +136,10 @@ public class PurgeRun {
         if (othersWrote) {
             pausedNanos += pauseNanos;
         }
-        long listen = TimeUnit.MILLISECONDS.toNanos(LISTEN_MS);
-        if (listens && pauseNanos < listen && now - listenedNanos >= LISTEN_EVERY_NANOS) {
-            pauseNanos = listen;
+        if (listens && pauseNanos < LISTEN_NANOS && now - listenedNanos >= LISTEN_EVERY_NANOS) {
+            pauseNanos = LISTEN_NANOS;
         }
-        if (pauseNanos >= listen) {
+        if (pauseNanos >= LISTEN_NANOS) {
             listenedNanos = now + pauseNanos;
         }
         exchange.setVariable("batchPauseMs", pauseNanos / 1_000_000);
