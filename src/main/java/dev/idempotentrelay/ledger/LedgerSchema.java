@@ -47,7 +47,7 @@ public final class LedgerSchema {
             if (dialect != LedgerDialect.POSTGRESQL) {
                 // one transaction, begun and ended by statements as the group-commit writer does: a trigger replaced by
                 // the file is never missing for a write of a relay running on the same file meanwhile
-                statement.execute("BEGIN IMMEDIATE");
+                statement.execute(SqliteGroupCommit.BEGIN);
                 try {
                     for (String sql : statements) {
                         try {
@@ -60,10 +60,10 @@ public final class LedgerSchema {
                             }
                         }
                     }
-                    statement.execute("COMMIT");
+                    statement.execute(SqliteGroupCommit.COMMIT);
                 } catch (SQLException e) {
                     try {
-                        statement.execute("ROLLBACK");
+                        statement.execute(SqliteGroupCommit.ROLLBACK);
                     } catch (SQLException rollback) {
                         e.addSuppressed(rollback);
                     }

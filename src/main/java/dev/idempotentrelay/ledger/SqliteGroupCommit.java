@@ -64,9 +64,9 @@ public final class SqliteGroupCommit implements LedgerWriter {
     /** The writer's transactions, begun and ended by these statements on a connection in auto-commit mode: the driver
      * then keeps no transaction state of its own that could differ from SQLite's after an error. IMMEDIATE takes the
      * write lock at once (waiting out another process's write up to the busy timeout). */
-    private static final String BEGIN = "BEGIN IMMEDIATE";
-    private static final String COMMIT = "COMMIT";
-    private static final String ROLLBACK = "ROLLBACK";
+    static final String BEGIN = "BEGIN IMMEDIATE";
+    static final String COMMIT = "COMMIT";
+    static final String ROLLBACK = "ROLLBACK";
 
     private final DataSource pool;
     private final int maxGroup;
