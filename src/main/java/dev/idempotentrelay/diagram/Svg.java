@@ -21,19 +21,20 @@ import net.sourceforge.plantuml.core.DiagramDescription;
 public final class Svg {
 
     private static final int KEPT = 64;
-    private static final Map<String, String> DRAWN = new LinkedHashMap<>(KEPT * 2, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
-            return size() > KEPT;
-        }
-    };
+    /** The last pictures drawn without counts, by their source. */
+    private static final Map<String, String> DRAWN = lastUsed();
+    /** The last layouts of pictures with counts, by their source with zeros for the counts (empty: drawn each time). */
+    private static final Map<String, Optional<Counted>> LAYOUTS = lastUsed();
 
-    private static final Map<String, Optional<Counted>> LAYOUTS = new LinkedHashMap<>(KEPT * 2, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Optional<Counted>> eldest) {
-            return size() > KEPT;
-        }
-    };
+    /** A map that keeps the KEPT entries used last. */
+    private static <V> Map<String, V> lastUsed() {
+        return new LinkedHashMap<>(KEPT * 2, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, V> eldest) {
+                return size() > KEPT;
+            }
+        };
+    }
 
     private Svg() {
     }
