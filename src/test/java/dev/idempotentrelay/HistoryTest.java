@@ -88,6 +88,17 @@ class HistoryTest {
         return changes;
     }
 
+    /** A GUID's history so far, then these changes. */
+    private static List<String> followedBy(List<String> before, String... changes) {
+        return followedBy(before, List.of(changes));
+    }
+
+    private static List<String> followedBy(List<String> before, List<String> changes) {
+        List<String> history = new ArrayList<>(before);
+        history.addAll(changes);
+        return history;
+    }
+
     private static String send(RelayUnderTest relay, byte[] request) throws Exception {
         try (Channel channel = Channel.open(relay.port)) {
             return Telegram.rspCode(channel.send(request));
@@ -214,8 +225,7 @@ class HistoryTest {
         assertEquals("0000", send(relay, request));
         file().backdate(guid, 8 * 24 * 3_600);
         assertTrue(runJob(relay, "direct:run-purge").startsWith("purge: 1 deleted in 1 batch, "));
-        List<String> purged = new ArrayList<>(THROUGH_THE_CHANNEL);
-        purged.add("DONE>purged 0000 1 relay-a purge");
+        List<String> purged = followedBy(THROUGH_THE_CHANNEL, "DONE>purged 0000 1 relay-a purge");
         assertEquals(purged, history(relay, guid));
         // GET /ledger/{guid}: no row, and the history that says it was here
         JsonNode missing = relay.admin().json("/ledger/" + guid, 404);
@@ -225,8 +235,7 @@ class HistoryTest {
 
         // sent again after its purge, it is a new transfer to the relay: the GUID's history holds both lives
         assertEquals("0000", send(relay, request));
-        List<String> twice = new ArrayList<>(purged);
-        twice.addAll(THROUGH_THE_CHANNEL);
+        List<String> twice = followedBy(purged, THROUGH_THE_CHANNEL);
         assertEquals(twice, history(relay, guid));
         assertEquals(twice.size(), relay.admin().json("/ledger/" + guid, 200).get("history").size());
     }
@@ -246,12 +255,8 @@ class HistoryTest {
         file().execute("UPDATE tx SET cause = 'purge', relay = 'relay-old' WHERE guid = '" + marked + "'");
         assertEquals(null, file().row(byHand));
         assertEquals(null, file().row(marked));
-        List<String> manual = new ArrayList<>(THROUGH_THE_CHANNEL);
-        manual.add("DONE>purged 0000 1 null manual");
-        assertEquals(manual, history(relay, byHand));
-        List<String> purgedByOld = new ArrayList<>(THROUGH_THE_CHANNEL);
-        purgedByOld.add("DONE>purged 0000 1 relay-old purge");
-        assertEquals(purgedByOld, history(relay, marked));
+        assertEquals(followedBy(THROUGH_THE_CHANNEL, "DONE>purged 0000 1 null manual"), history(relay, byHand));
+        assertEquals(followedBy(THROUGH_THE_CHANNEL, "DONE>purged 0000 1 relay-old purge"), history(relay, marked));
     }
 
     @ParameterizedTest
@@ -264,14 +269,12 @@ class HistoryTest {
         // an operator's UPDATE, outside the relay: the schema's trigger records it (the row keeps its last relay and cause)
         file().execute("UPDATE tx SET state = 'FAILED', rsp_code = 'E902' WHERE guid = '" + guid + "'");
         file().execute("UPDATE tx SET rsp_code = 'E902' WHERE guid = '" + guid + "'"); // no change of state: no row
-        List<String> byHand = new ArrayList<>(THROUGH_THE_CHANNEL);
-        byHand.add("DONE>FAILED E902 1 relay-a channel");
+        List<String> byHand = followedBy(THROUGH_THE_CHANNEL, "DONE>FAILED E902 1 relay-a channel");
         assertEquals(byHand, history(relay, guid));
-        // and a resend, claimed back by the relay, is recorded once, by the relay's statement
+        // and a resend, claimed back by the relay: each of its changes recorded once
         assertEquals("0000", send(relay, transfer(guid)));
-        byHand.add("FAILED>SENT E902 2 relay-a channel");
-        byHand.add("SENT>DONE 0000 2 relay-a channel");
-        assertEquals(byHand, history(relay, guid));
+        assertEquals(followedBy(byHand, "FAILED>SENT E902 2 relay-a channel", "SENT>DONE 0000 2 relay-a channel"),
+                history(relay, guid));
     }
 
     @ParameterizedTest
@@ -330,14 +333,10 @@ class HistoryTest {
         // and go on with the changes this version records
         file().backdate(unknown, 600);
         assertEquals("resolve: 0 done, 1 failed, 0 kept", runJob(relay, "direct:run-resolve"));
-        List<String> unknownAfter = new ArrayList<>(unknownBefore);
-        unknownAfter.add("UNKNOWN>FAILED E902 1 relay-a resolve");
-        assertEquals(unknownAfter, history(relay, unknown));
+        assertEquals(followedBy(unknownBefore, "UNKNOWN>FAILED E902 1 relay-a resolve"), history(relay, unknown));
         file().backdate(done, 8 * 24 * 3_600);
         assertTrue(runJob(relay, "direct:run-purge").startsWith("purge: 1 deleted in 1 batch, "));
-        List<String> doneAfter = new ArrayList<>(doneBefore);
-        doneAfter.add("DONE>purged 0000 1 relay-a purge");
-        assertEquals(doneAfter, history(relay, done));
+        assertEquals(followedBy(doneBefore, "DONE>purged 0000 1 relay-a purge"), history(relay, done));
     }
 
     @ParameterizedTest
