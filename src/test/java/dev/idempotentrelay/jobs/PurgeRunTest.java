@@ -29,6 +29,18 @@ class PurgeRunTest {
         return exchange;
     }
 
+    /**
+     * On the run's clock: a batch of 100 rows that takes {@code batchMs}, after which the newest history row's id is mark,
+     * then the pause the run asks for. Returns the pause in milliseconds.
+     */
+    private static long batchThenPause(PurgeRun run, Exchange exchange, AtomicLong now, long batchMs, long mark) {
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(batchMs));
+        run.batch(batchOf(exchange, 100, mark));
+        long pause = exchange.getVariable("batchPauseMs", Long.class);
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(pause));
+        return pause;
+    }
+
     /** A batch of rows, after which the newest history row's id is mark. */
     private static Exchange batchOf(Exchange exchange, int rows, long mark) {
         exchange.getMessage().setHeader("CamelSqlUpdateCount", rows);
@@ -91,11 +103,8 @@ class PurgeRunTest {
         long mark = 5000;
         long[] pauses = new long[40];
         for (int i = 0; i < pauses.length; i++) {
-            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(50)); // a batch of 50 ms, its own history rows alone
-            mark += 100;
-            run.batch(batchOf(exchange, 100, mark));
-            pauses[i] = exchange.getVariable("batchPauseMs", Long.class);
-            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(pauses[i]));
+            mark += 100; // its own history rows alone
+            pauses[i] = batchThenPause(run, exchange, now, 50, mark);
         }
         for (int i = 0; i < pauses.length; i++) {
             // the first batch, then the first batch a second or more after the end of that pause (50 ms batches)
@@ -116,13 +125,10 @@ class PurgeRunTest {
         long mark = 5000;
         long listened = 0;
         for (int i = 0; i < 100; i++) {
-            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(10)); // a batch of 10 ms, and a claim of the relay beside it
-            mark += 101;
-            run.batch(batchOf(exchange, 100, mark));
-            long pause = exchange.getVariable("batchPauseMs", Long.class);
+            mark += 101; // and a claim of the relay beside it
+            long pause = batchThenPause(run, exchange, now, 10, mark);
             assertTrue(pause == 10 || pause == PurgeRun.LISTEN_MS, "pause " + pause + " after batch " + i);
             listened += pause == PurgeRun.LISTEN_MS ? 1 : 0;
-            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(pause));
         }
         // 100 batches and their pauses: about 2 s plus the listening pauses, one at the start and one a second after
         assertTrue(listened >= 2 && listened <= 4, listened + " listening pauses");
