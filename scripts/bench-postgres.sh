@@ -10,6 +10,8 @@
 #   RUNS="pg-1" PG_OPTS="-c commit_delay=200 -c commit_siblings=5" scripts/bench-postgres.sh   # server settings
 #   RELAY_OPTS="-Drelay.db.postgresql.pool-size=32" RUNS="pg-1" scripts/bench-postgres.sh      # JVM options, properties
 #   LAUNCHER=bin/idempotent-relay scripts/bench-postgres.sh   # the relays started by the launcher (its JDK, options, cache)
+#   PG_CPUS=1 RELAY_CPUS=0 RUNS=pg-1 scripts/bench-postgres.sh   # the server on a CPU of its own (taskset), the relays, the
+#                                   # core and the load on the others: the ledger's server as a machine of its own
 # While the load warms the relay up, the ledger's new rows per second are printed every 10 s: the JIT's ramp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +22,8 @@ CONNECTIONS=${CONNECTIONS:-32}
 RUNS=${RUNS:-sqlite pg-1 pg-2}
 PG_OPTS=${PG_OPTS:-}
 JAR=${JAR:-target/idempotent-relay.jar}
+pg_pin=(); [ -z "${PG_CPUS:-}" ] || pg_pin=(taskset -c "$PG_CPUS")
+pin=(); [ -z "${RELAY_CPUS:-}" ] || pin=(taskset -c "$RELAY_CPUS")
 [ -f "$JAR" ] || mvn -B -q package -DskipTests
 SHARED=../shared/bench/c
 BIN=$(mktemp -d)
@@ -38,17 +42,18 @@ trap cleanup EXIT
 
 pg_port=$(free_port)
 as_pg "$PG_BIN/initdb" -D "$work/pg" -A trust -U postgres >/dev/null
-as_pg "$PG_BIN/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
+as_pg "${pg_pin[@]}" "$PG_BIN/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
   -o "-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB $PG_OPTS" start >/dev/null
 pg() { as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -qAt "$@"; }
 if [ -n "${LAUNCHER:-}" ]; then relay_cmd=("$LAUNCHER"); jvm="the launcher's JDK"
 else relay_cmd=(java $RELAY_OPTS -jar "$JAR"); jvm=$(java -version 2>&1 | head -1); fi
+relay_cmd=("${pin[@]}" "${relay_cmd[@]}")
 echo "machine: $(nproc) cores, $jvm, PostgreSQL $(pg -c 'show server_version'),"\
      "fsync $(pg -c 'show fsync'), synchronous_commit $(pg -c 'show synchronous_commit'),"\
-     "commit_delay $(pg -c 'show commit_delay'), commit_siblings $(pg -c 'show commit_siblings'); relay: ${relay_cmd[*]}"
+     "commit_delay $(pg -c 'show commit_delay'), commit_siblings $(pg -c 'show commit_siblings'); relay: ${relay_cmd[*]}${PG_CPUS:+; the server on CPUs $PG_CPUS}${RELAY_CPUS:+, the rest on CPUs $RELAY_CPUS}"
 
 core_port=$(free_port)
-"$BIN/fastcore" "$core_port" & pids+=($!)
+"${pin[@]}" "$BIN/fastcore" "$core_port" & pids+=($!)
 core="http://127.0.0.1:$core_port"
 sqlite_rows() { sqlite3 "$work/bench.db" 'select count(*) from tx' 2>/dev/null || echo '?'; }
 pg_rows() { pg -d "$1" -c 'select count(*) from tx'; } # db
@@ -67,7 +72,7 @@ start_relay() { # name db -> sets relay_port, appends pid
 load() { # "count-command" ports... : the connections split between them, warm-up then measured, one line per port
   local count=$1; shift
   local n=$# per=$((CONNECTIONS / $#)) out=() ramp="" before after t
-  for port in "$@"; do "$BIN/loadgen" -p "$port" -c "$per" -d "$WARMUP" -w 0 -r 0 > /dev/null & out+=($!); done
+  for port in "$@"; do "${pin[@]}" "$BIN/loadgen" -p "$port" -c "$per" -d "$WARMUP" -w 0 -r 0 > /dev/null & out+=($!); done
   before=$($count); t=$(date +%s%N)
   while sleep 10; kill -0 "${out[0]}" 2>/dev/null; do
     after=$($count); ramp="$ramp $(( (after - before) * 1000000000 / ($(date +%s%N) - t) ))"; before=$after; t=$(date +%s%N)
@@ -75,9 +80,22 @@ load() { # "count-command" ports... : the connections split between them, warm-u
   wait "${out[@]}"
   echo "  warm-up, new ledger rows/s per 10 s:$ramp"
   out=()
-  for port in "$@"; do "$BIN/loadgen" -p "$port" -c "$per" -d "$DURATION" -w 0 -r 0 > "$work/load-$port.txt" & out+=($!); done
+  local relays=("${pids[@]: -$n}") server=() replies=0 cpu0 cpu1 t0 t1
+  [ -f "$work/pg/postmaster.pid" ] && server=($(head -n 1 "$work/pg/postmaster.pid") $(pgrep -P "$(head -n 1 "$work/pg/postmaster.pid")"))
+  cpu0="$(ticks "${relays[@]}") $(ticks "${server[@]}")"; t0=$(date +%s%N)
+  for port in "$@"; do "${pin[@]}" "$BIN/loadgen" -p "$port" -c "$per" -d "$DURATION" -w 0 -r 0 > "$work/load-$port.txt" & out+=($!); done
   wait "${out[@]}"
-  for port in "$@"; do echo "  port $port ($per connections): $(tail -n 1 "$work/load-$port.txt")"; done
+  cpu1="$(ticks "${relays[@]}") $(ticks "${server[@]}")"; t1=$(date +%s%N)
+  for port in "$@"; do echo "  port $port ($per connections): $(tail -n 1 "$work/load-$port.txt")"
+    replies=$((replies + $(tail -n 1 "$work/load-$port.txt" | sed -E 's/.* n ([0-9]+) .*/\1/'))); done
+  echo "$cpu0 $cpu1 $((t1 - t0)) $replies $(getconf CLK_TCK)" | awk '{ s = $5 / 1e9; r = $6; if (r == 0) r = 1
+    printf "  CPU while measured: relay %.2f cores, %.0f us per reply; server %.2f cores, %.0f us per reply\n",
+      ($3 - $1) / $7 / s, ($3 - $1) / $7 / r * 1e6, ($4 - $2) / $7 / s, ($4 - $2) / $7 / r * 1e6 }'
+}
+ticks() { # processes: the CPU they have used so far (user and system, all their threads), in clock ticks
+  local p total=0
+  for p in "$@"; do total=$((total + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$p/stat" 2>/dev/null || echo 0))); done
+  echo "$total"
 }
 
 wal() { # db: commits of the database and WAL syncs of the server since the last reset, per transfer
