@@ -80,14 +80,15 @@ load() { # "count-command" ports... : the connections split between them, warm-u
   wait "${out[@]}"
   echo "  warm-up, new ledger rows/s per 10 s:$ramp"
   out=()
-  local relays=("${pids[@]: -$n}") server=() replies=0 cpu0 cpu1 t0 t1
-  [ -f "$work/pg/postmaster.pid" ] && server=($(head -n 1 "$work/pg/postmaster.pid") $(pgrep -P "$(head -n 1 "$work/pg/postmaster.pid")"))
+  local relays=("${pids[@]: -$n}") server=() replies=0 postmaster line cpu0 cpu1 t0 t1
+  postmaster=$(head -n 1 "$work/pg/postmaster.pid")
+  server=("$postmaster" $(pgrep -P "$postmaster"))
   cpu0="$(ticks "${relays[@]}") $(ticks "${server[@]}")"; t0=$(date +%s%N)
   for port in "$@"; do "${pin[@]}" "$BIN/loadgen" -p "$port" -c "$per" -d "$DURATION" -w 0 -r 0 > "$work/load-$port.txt" & out+=($!); done
   wait "${out[@]}"
   cpu1="$(ticks "${relays[@]}") $(ticks "${server[@]}")"; t1=$(date +%s%N)
-  for port in "$@"; do echo "  port $port ($per connections): $(tail -n 1 "$work/load-$port.txt")"
-    replies=$((replies + $(tail -n 1 "$work/load-$port.txt" | sed -E 's/.* n ([0-9]+) .*/\1/'))); done
+  for port in "$@"; do line=$(tail -n 1 "$work/load-$port.txt"); echo "  port $port ($per connections): $line"
+    replies=$((replies + $(sed -E 's/.* n ([0-9]+) .*/\1/' <<< "$line"))); done
   echo "$cpu0 $cpu1 $((t1 - t0)) $replies $(getconf CLK_TCK)" | awk '{ s = $5 / 1e9; r = $6; if (r == 0) r = 1
     printf "  CPU while measured: relay %.2f cores, %.0f us per reply; server %.2f cores, %.0f us per reply\n",
       ($3 - $1) / $7 / s, ($3 - $1) / $7 / r * 1e6, ($4 - $2) / $7 / s, ($4 - $2) / $7 / r * 1e6 }'
