@@ -1,11 +1,16 @@
--- The ledger of the idempotent relay on PostgreSQL, shared by any number of relays (SPEC sections 5 and 9):
--- the same table as schema.sql, with PostgreSQL's own types where SQLite has none (bytea for the messages).
--- Applied at every start of a relay and of the one-shot commands, inside one transaction that first takes
--- an advisory lock (LedgerSchema), so that relays starting together on an empty database apply it once.
--- updated_at and created_at stay UTC text in SQLite's datetime('now') format, written by the database's
--- own clock (relay.ledger.now), so that every relay compares ages on one clock.
+-- The ledger of the idempotent relay on PostgreSQL as this build's migrations leave it, shared by any number of relays
+-- (SPEC sections 5 and 9): the same tables as schema.sql, with PostgreSQL's own types where SQLite has none (bytea for
+-- the messages). A picture to read, not a file to run: the ledger is made and upgraded only by the versioned migrations
+-- in src/main/resources/db/migration/postgresql, by `idempotent-relay migrate` run as a role that may change the schema
+-- (docs/several-relays.md); the relays run as one that may not. Quartz's tables, made by the same migrations, are in
+-- schema-quartz-postgresql.sql. SchemaPictureTest proves that migrating an empty database gives exactly these two files.
+-- updated_at and created_at are UTC text in SQLite's datetime('now') format, written by the database's own clock
+-- (relay.ledger.now), so that every relay compares ages on one clock.
 
-CREATE TABLE IF NOT EXISTS tx (
+-- the key of each life of a GUID's row (tx.history_key)
+CREATE SEQUENCE tx_history_key_seq;
+
+CREATE TABLE tx (
     guid        VARCHAR(32) NOT NULL PRIMARY KEY,
     tx_code     VARCHAR(4)  NOT NULL,
     state       VARCHAR(8)  NOT NULL CHECK (state IN ('RECEIVED', 'SENT', 'DONE', 'UNKNOWN', 'FAILED')),
@@ -14,28 +19,26 @@ CREATE TABLE IF NOT EXISTS tx (
     response    BYTEA,
     attempts    INTEGER     NOT NULL DEFAULT 0,
     created_at  TEXT        NOT NULL,
-    updated_at  TEXT        NOT NULL
+    updated_at  TEXT        NOT NULL,
+    -- who made the row's last change and why, set by every statement of the relay that changes a row (sql/*.sql): the
+    -- relay's name (relay.name) and the cause (channel, resolve, reprocess, stale-sent, purge), for the history below
+    relay       TEXT,
+    cause       TEXT,
+    -- the key of this life of the GUID's row, from the sequence when claimed: every history row of this life carries it,
+    -- and the history is found by it (sql/find-guid-history.sql). A row claimed before the key existed has none until its
+    -- first change (tx_history_key_of_older_row below).
+    history_key BIGINT      DEFAULT nextval('tx_history_key_seq')
 );
 
 -- the timed routes look rows up by state and age
-CREATE INDEX IF NOT EXISTS tx_state_updated_at ON tx (state, updated_at);
-
--- Who made a row's last change and why, set by every statement of the relay that changes a row (sql/*.sql): the relay's
--- name (relay.name) and the cause (channel, resolve, reprocess, stale-sent, purge), for the history below.
-ALTER TABLE tx ADD COLUMN IF NOT EXISTS relay TEXT;
-ALTER TABLE tx ADD COLUMN IF NOT EXISTS cause TEXT;
--- The key of this life of the GUID's row, from a sequence when claimed: every history row of this life carries it, and the
--- history is found by it (sql/find-guid-history.sql). A default set after the column is added leaves the rows already
--- there as they are (no rewrite of the table); those get their key at their first change, by the trigger below.
-CREATE SEQUENCE IF NOT EXISTS tx_history_key_seq;
-ALTER TABLE tx ADD COLUMN IF NOT EXISTS history_key BIGINT;
-ALTER TABLE tx ALTER COLUMN history_key SET DEFAULT nextval('tx_history_key_seq');
+CREATE INDEX tx_state_updated_at ON tx (state, updated_at);
 
 -- One row per state change of a GUID (SPEC section 5, tx_history), written by the triggers below in the same transaction
 -- as the change, whatever statement made it: no change without its history row, no history row without its change.
 -- at is the database's clock at the change; from_state is NULL for a new claim, to_state 'purged' for a deleted row.
 -- Kept relay.history.days (90), longer than the DONE rows they describe, and deleted in batches by the purge.
-CREATE TABLE IF NOT EXISTS tx_history (
+-- history_key: the key of the life of the GUID's row that the change belongs to (tx.history_key).
+CREATE TABLE tx_history (
     id          BIGINT      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     guid        VARCHAR(32) NOT NULL,
     at          TEXT        NOT NULL,
@@ -47,8 +50,6 @@ CREATE TABLE IF NOT EXISTS tx_history (
     cause       TEXT,
     history_key BIGINT
 );
--- added to a history table of its first version (2026-12-03)
-ALTER TABLE tx_history ADD COLUMN IF NOT EXISTS history_key BIGINT;
 
 -- A GUID's history is found by its row's history_key, and once its row is purged, by its 'purged' row. Both indexes
 -- grow where the ledger writes anyway: history_key rises with time, so each history row's entry goes to the index's end.
@@ -58,20 +59,17 @@ ALTER TABLE tx_history ADD COLUMN IF NOT EXISTS history_key BIGINT;
 -- (GUIDs are random): one more page of the index written per change, or per purged row (docs/performance.md). The purge
 -- of old history rows takes them in id order, the order they were written. The 4096 stands here, in schema.sql and in
 -- sql/find-guid-history.sql, whose expression must be this one.
-CREATE INDEX IF NOT EXISTS tx_history_key ON tx_history (history_key);
-CREATE INDEX IF NOT EXISTS tx_history_purged_by_key ON tx_history ((history_key / 4096), guid) WHERE to_state = 'purged';
+CREATE INDEX tx_history_key ON tx_history (history_key);
+CREATE INDEX tx_history_purged_by_key ON tx_history ((history_key / 4096), guid) WHERE to_state = 'purged';
 -- The history rows of its first version (2026-12-03) have no history_key: found by GUID in an index of their own, which
 -- no row written since enters (every trigger below gives its row a key).
-CREATE INDEX IF NOT EXISTS tx_history_first_version ON tx_history (guid) WHERE history_key IS NULL;
-DROP INDEX IF EXISTS tx_history_purged;
-DROP INDEX IF EXISTS tx_history_guid;
-DROP INDEX IF EXISTS tx_history_at;
+CREATE INDEX tx_history_first_version ON tx_history (guid) WHERE history_key IS NULL;
 
 -- One function for the row triggers of tx, as schema.sql's triggers do on SQLite: a new claim, and a change of state (an
--- UPDATE that leaves the state as it was adds no row). A row marked by an earlier version's purge (cause 'purge' and its
--- relay's name, on a DONE row: a relay not yet upgraded beside upgraded ones) is deleted in the same statement, as then;
--- this version's purge deletes its rows itself (sql/postgresql/purge-done.sql).
-CREATE OR REPLACE FUNCTION tx_history_write() RETURNS trigger LANGUAGE plpgsql AS $$
+-- UPDATE that leaves the state as it was adds no row). A row marked by the purge of the release before 2026-12-05 (cause
+-- 'purge' and its relay's name, on a DONE row: a relay not yet upgraded beside upgraded ones) is deleted in the same
+-- statement, as then; this release's purge deletes its rows itself (sql/postgresql/purge-done.sql).
+CREATE FUNCTION tx_history_write() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     now_utc TEXT := to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS');
 BEGIN
@@ -88,14 +86,14 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE TRIGGER tx_history_write AFTER INSERT OR UPDATE ON tx
+CREATE TRIGGER tx_history_write AFTER INSERT OR UPDATE ON tx
 FOR EACH ROW EXECUTE FUNCTION tx_history_write();
 
 -- Deleted rows, once per statement (one INSERT for a purge's whole batch, not a call per row): by the purge, which names
 -- itself in the transaction's setting idempotent_relay.purged_by (sql/postgresql/purge-done.sql); by an earlier
--- version's purge, which marked the row (cause 'purge' and its relay); or by a hand outside the relay (cause 'manual',
+-- release's purge, which marked the row (cause 'purge' and its relay); or by a hand outside the relay (cause 'manual',
 -- no relay).
-CREATE OR REPLACE FUNCTION tx_history_of_deletes() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION tx_history_of_deletes() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     now_utc TEXT := to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS');
     purged_by TEXT := NULLIF(current_setting('idempotent_relay.purged_by', true), '');
@@ -112,24 +110,24 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE TRIGGER tx_history_of_deletes AFTER DELETE ON tx REFERENCING OLD TABLE AS gone
+CREATE TRIGGER tx_history_of_deletes AFTER DELETE ON tx REFERENCING OLD TABLE AS gone
 FOR EACH STATEMENT EXECUTE FUNCTION tx_history_of_deletes();
 
 -- A row claimed before history_key existed gets its key at its first change, before the change is recorded.
-CREATE OR REPLACE FUNCTION tx_history_key_of_older_row() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION tx_history_key_of_older_row() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     NEW.history_key := nextval('tx_history_key_seq');
     RETURN NEW;
 END
 $$;
 
-CREATE OR REPLACE TRIGGER tx_history_key_of_older_row BEFORE UPDATE ON tx
+CREATE TRIGGER tx_history_key_of_older_row BEFORE UPDATE ON tx
 FOR EACH ROW WHEN (NEW.history_key IS NULL) EXECUTE FUNCTION tx_history_key_of_older_row();
 
 -- The probe commit of GET /health and relay_ledger_writable (sql/probe-ledger-commit.sql): one row per relay,
 -- changed at every probe (probes counts them: SQLite writes nothing for a row updated to the values it has), so that
 -- the probe is a real commit, and the table never grows.
-CREATE TABLE IF NOT EXISTS ledger_probe (
+CREATE TABLE ledger_probe (
     relay      VARCHAR(255) NOT NULL PRIMARY KEY,
     probed_at  TEXT         NOT NULL,
     probes     BIGINT       NOT NULL DEFAULT 1

@@ -1,11 +1,9 @@
 -- The tables of Quartz's JDBC job store on the PostgreSQL ledger, for relay.jobs.clustered (--jobs-clustered): the
 -- relays on one ledger share the timers of resolve, reprocess and purge, and each run fires on one relay at a time.
--- Derived from tables_postgres.sql of Quartz 2.5.2 (the Quartz that camel-quartz 4.22.0 brings), with its statements
--- unchanged but for IF NOT EXISTS: that file begins by dropping every table, which at a relay's start would throw
--- away the timers that the other relays share; and it ends with a COMMIT, which LedgerSchema does itself.
--- Applied only when clustering is on, at every start, after schema-postgresql.sql in the same transaction that holds
--- the schema's advisory lock (LedgerSchema), so that relays starting together on an empty database apply it once.
--- A newer Quartz that changes these tables needs a change here that ALTERs them: IF NOT EXISTS keeps the old ones.
+-- A picture to read beside schema-postgresql.sql, not a file to run: the migration V5__expand_quartz_job_store.sql
+-- (src/main/resources/db/migration/postgresql) makes them on every PostgreSQL ledger, with these statements.
+-- tables_postgres.sql of Quartz 2.5.2 (the Quartz of camel-quartz 4.22.0), its statements unchanged but for IF NOT
+-- EXISTS (a ledger made before versioning by clustered relays has them already), without its DROP TABLEs and COMMIT.
 
 CREATE TABLE IF NOT EXISTS QRTZ_JOB_DETAILS
 (

@@ -55,7 +55,7 @@ class BatchedPurgeTest {
 
     /** A new, empty ledger of the kind named: its relay.db value. */
     private String ledger(String kind) throws Exception {
-        return kind.equals("sqlite") ? dir.resolve("ledger.db").toString() : Postgres.shared().newDatabase();
+        return kind.equals("sqlite") ? dir.resolve("ledger.db").toString() : Postgres.shared().newLedger();
     }
 
     private static LedgerFile file(String ledger) {

@@ -38,7 +38,7 @@ class ClusteredJobsIT {
     @Test
     void twoClusteredRelaysShareEachTimerOneRunAtATimeAndTheSurvivorOfAKillKeepsFiringThemAll() throws Exception {
         try (CoreSimulator core = CoreSimulator.start(0, 1_000)) {
-            String ledger = Postgres.shared().newDatabase();
+            String ledger = Postgres.shared().newLedger();
             int portA = Ports.free();
             int portB = Ports.free();
             int adminA = Ports.free();

@@ -45,7 +45,7 @@ class ClusteredJobsTest {
     @BeforeEach
     void startCoreAndLedger() throws Exception {
         core = running.keep(CoreSimulator.start(0, 1_500));
-        ledger = Postgres.shared().newDatabase();
+        ledger = Postgres.shared().newLedger();
     }
 
     private RelayUnderTest.Builder clusteredRelay() {

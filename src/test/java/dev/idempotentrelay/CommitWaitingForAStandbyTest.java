@@ -64,7 +64,7 @@ class CommitWaitingForAStandbyTest {
     void coreAndLedger() throws Exception {
         core = running.keep(CoreSimulator.start(0, 1_000));
         coreView = new CoreClient(core.url());
-        ledger = server.newDatabase();
+        ledger = server.newLedger();
     }
 
     @AfterEach

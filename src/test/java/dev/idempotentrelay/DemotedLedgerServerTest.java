@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idempotentrelay.core.CoreSimulator;
-import dev.idempotentrelay.ledger.LedgerDialect;
-import dev.idempotentrelay.ledger.LedgerSchema;
 import dev.idempotentrelay.support.Await;
 import dev.idempotentrelay.support.Channel;
 import dev.idempotentrelay.support.CoreClient;
@@ -22,7 +20,6 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * A relay on a multi-host URL whose server is demoted (made read-only: every write SQLSTATE 25006) while another
@@ -45,9 +42,7 @@ class DemotedLedgerServerTest {
         Postgres b = running.keep(Postgres.start());
         for (Postgres server : new Postgres[] {a, b}) {
             server.execute("CREATE DATABASE ledger");
-            PGSimpleDataSource schema = new PGSimpleDataSource();
-            schema.setURL(ledgerOn(server));
-            LedgerSchema.apply(schema, LedgerDialect.POSTGRESQL);
+            LedgerFile.migrated(ledgerOn(server));
         }
         // b takes no writes: to pgjdbc's targetServerType=primary it is not a primary
         b.set("default_transaction_read_only", "on");

@@ -10,6 +10,7 @@ import dev.idempotentrelay.core.CoreSimulator;
 import dev.idempotentrelay.support.Await;
 import dev.idempotentrelay.support.Channel;
 import dev.idempotentrelay.support.CoreClient;
+import dev.idempotentrelay.support.EarlierLedgers;
 import dev.idempotentrelay.support.LedgerFile;
 import dev.idempotentrelay.support.OneShot;
 import dev.idempotentrelay.support.Ports;
@@ -69,7 +70,7 @@ class HistoryTest {
     }
 
     private LedgerFile newLedger(String kind) throws Exception {
-        ledger = kind.equals("sqlite") ? dir.resolve("ledger.db").toString() : Postgres.shared().newDatabase();
+        ledger = kind.equals("sqlite") ? dir.resolve("ledger.db").toString() : Postgres.shared().newLedger();
         return file();
     }
 
@@ -307,12 +308,9 @@ class HistoryTest {
     @ParameterizedTest
     @ValueSource(strings = {"sqlite", "postgresql"})
     void theRowsOfTheHistorysFirstVersionStayInEachGuidsHistory(String kind) throws Exception {
-        // the ledger as the history's first version (2026-12-03) made and wrote it: its schema file, its triggers
-        LedgerFile rows = newLedger(kind);
-        String schema = "ledger-2026-12-03/" + (kind.equals("sqlite") ? "schema.sql" : "schema-postgresql.sql");
-        for (String statement : dev.idempotentrelay.ledger.LedgerSchema.statements(schema)) {
-            rows.execute(statement);
-        }
+        // the ledger as the history's first version (2026-12-03) made and wrote it: that build's ledger, its triggers
+        ledger = EarlierLedgers.restore("2026-12-03-history-first", kind, dir);
+        LedgerFile rows = file();
         String done = newGuid();
         String unknown = newGuid();
         rows.insert(done, "SENT", null, transfer(done), null, 1, 0);
@@ -324,7 +322,11 @@ class HistoryTest {
         List<String> doneBefore = List.of("null>SENT null 1 null null", "SENT>DONE 0000 1 relay-old channel");
         List<String> unknownBefore = List.of("null>SENT null 1 null null", "SENT>UNKNOWN E901 1 relay-old channel");
 
-        // this version's relay on it: the rows written before are each GUID's history so far
+        // this version's relay on it, migrated (by the relay itself on SQLite): the rows written before are each GUID's
+        // history so far
+        if (kind.equals("postgresql")) {
+            LedgerFile.migrated(ledger);
+        }
         CoreSimulator core = keep(CoreSimulator.start(0, 1_000)); // it never had the UNKNOWN transfer: 404
         RelayUnderTest relay = relay(kind, core.url(), 5_000);
         assertEquals(doneBefore, history(relay, done));

@@ -15,6 +15,7 @@ import dev.idempotentrelay.support.Await;
 import dev.idempotentrelay.support.Channel;
 import dev.idempotentrelay.support.CoreClient;
 import dev.idempotentrelay.support.JarProcess;
+import dev.idempotentrelay.support.LedgerFile;
 import dev.idempotentrelay.support.Ports;
 import dev.idempotentrelay.support.Postgres;
 import dev.idempotentrelay.telegram.Telegram;
@@ -83,6 +84,7 @@ class LedgerFailoverIT {
                 Postgres standby = primary.standby("standby");
                 CoreSimulator core = CoreSimulator.start(0, 1_000)) {
             primary.execute("CREATE DATABASE ledger");
+            LedgerFile.migrated("jdbc:postgresql://127.0.0.1:" + primary.port + "/ledger?user=postgres");
             String ledger = multiHost(primary, standby);
             String newPrimary = "jdbc:postgresql://127.0.0.1:" + standby.port + "/ledger?user=postgres";
             CoreClient coreView = new CoreClient(core.url());
@@ -174,6 +176,7 @@ class LedgerFailoverIT {
         try (Postgres primary = Postgres.start(); Postgres standby = primary.standby("standby");
                 CoreSimulator core = CoreSimulator.start(0, 1_000)) {
             primary.execute("CREATE DATABASE ledger");
+            LedgerFile.migrated("jdbc:postgresql://127.0.0.1:" + primary.port + "/ledger?user=postgres");
             String ledger = multiHost(primary, standby);
             int port = Ports.free();
             int adminPort = Ports.free();

@@ -280,7 +280,7 @@ class PackagedJarIT {
         // a ledger with more due rows than a run deletes before the stop
         org.sqlite.SQLiteDataSource file = new org.sqlite.SQLiteDataSource();
         file.setUrl("jdbc:sqlite:" + dir.resolve("ledger.db"));
-        dev.idempotentrelay.ledger.LedgerSchema.apply(file, dev.idempotentrelay.ledger.LedgerDialect.SQLITE);
+        new dev.idempotentrelay.ledger.LedgerMigrations(file, dev.idempotentrelay.ledger.LedgerDialect.SQLITE).migrate(line -> { });
         LedgerFile ledger = new LedgerFile(dir.resolve("ledger.db"));
         int due = 100_000;
         ledger.fill("OLDDONE", due, "DONE", "0000", 8 * 24 * 3_600);

@@ -48,7 +48,7 @@ class RelayFailoverIT {
     void theSurvivorSettlesTheKilledRelaysCallsByInquiryAndEveryGuidReachesTheCoreOnce() throws Exception {
         try (CoreSimulator core = CoreSimulator.start(0, 1_000)) {
             CoreClient coreView = new CoreClient(core.url());
-            String ledger = Postgres.shared().newDatabase();
+            String ledger = Postgres.shared().newLedger();
             int victimPort = Ports.free();
             int survivorPort = Ports.free();
             try (JarProcess victim = JarProcess.start(dir, relayArgs(ledger, core.url(), victimPort));

@@ -46,7 +46,7 @@ class ReplicatedLedgerStartTest {
     void aRelayStartsOnlyWhenItsCommitsWaitForASynchronousStandbyAndSaysWhenThatChanges() throws Exception {
         Postgres primary = running.keep(Postgres.start());
         running.keep(primary.standby("standby"));
-        String ledger = primary.newDatabase();
+        String ledger = primary.newLedger();
         CoreSimulator core = running.keep(CoreSimulator.start(0, 1_000));
 
         // asynchronous, PostgreSQL's default: one line naming the risk and the setting

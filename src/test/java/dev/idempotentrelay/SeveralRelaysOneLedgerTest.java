@@ -51,7 +51,7 @@ class SeveralRelaysOneLedgerTest {
     void startCoreAndLedger() throws Exception {
         core = CoreSimulator.start(0, 1_500);
         coreView = new CoreClient(core.url());
-        ledger = Postgres.shared().newDatabase();
+        ledger = Postgres.shared().newLedger();
     }
 
     @AfterEach
@@ -178,7 +178,7 @@ class SeveralRelaysOneLedgerTest {
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
             for (int round = 0; round < 3; round++) {
-                ledger = Postgres.shared().newDatabase();
+                ledger = Postgres.shared().newLedger();
                 CountDownLatch go = new CountDownLatch(1);
                 List<Future<RelayUnderTest>> starting = new ArrayList<>();
                 for (int i = 0; i < 4; i++) {
@@ -207,7 +207,7 @@ class SeveralRelaysOneLedgerTest {
     @Test
     void aLedgerOutageIsE902WithNoCoreCallAndServiceResumesWithoutARestart() throws Exception {
         try (Postgres own = Postgres.start()) {
-            ledger = own.newDatabase();
+            ledger = own.newLedger();
             RelayUnderTest a = relay(core.url());
             RelayUnderTest b = relay(core.url());
             Map<String, String> answered = new ConcurrentHashMap<>();

@@ -6,7 +6,7 @@ import java.util.Map;
 /** Entry point of {@code idempotent-relay.jar}: dispatches to the command named first (SPEC section 7). */
 public final class RelayCommand {
 
-    static final List<String> COMMANDS = List.of("run", "resolve", "reprocess", "purge", "core-sim", "send", "ledger", "bench", "routes");
+    static final List<String> COMMANDS = List.of("run", "resolve", "reprocess", "purge", "migrate", "core-sim", "send", "ledger", "bench", "routes");
 
     static final String USAGE = String.join("\n",
             "usage: java -jar idempotent-relay.jar COMMAND [flags]",
@@ -19,6 +19,7 @@ public final class RelayCommand {
             "  resolve    [--config FILE] --db PATH|URL [--db-user U] --core URL --min-age S [--sent-stale-after S]",
             "  reprocess  [--config FILE] --db PATH|URL [--db-user U] --core URL --max-attempts N",
             "  purge      [--config FILE] --db PATH|URL [--db-user U] --days N [--history-days N]",
+            "  migrate    [--config FILE] --db PATH|URL [--db-user U]   the ledger brought to this build's version",
             "  core-sim   [--port N] [--slow-ms N]",
             "  send       [--host H] [--port N] --guid G --from A --to B --amount N [--memo M] [--channel C]",
             "             [--tls-truststore PATH] [--tls-keystore PATH]",
@@ -74,6 +75,10 @@ public final class RelayCommand {
                     // its one line on stdout; Camel's INFO lines on loading the files would bury it
                     quietLogs();
                     return RoutesCommand.run(args);
+                case "migrate":
+                    // its lines on stdout, one per migration applied; Flyway's INFO logs would bury them
+                    quietLogs();
+                    return MigrateCommand.run(args, environment);
                 case "resolve":
                 case "reprocess":
                 case "purge":

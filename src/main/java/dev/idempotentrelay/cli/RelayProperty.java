@@ -33,6 +33,8 @@ enum RelayProperty {
     CHECKPOINT_WRITES("relay.db.checkpoint-writes", null, atLeast(1)),
     DB_POOL_SIZE("relay.db.pool-size", null, atLeast(2)),
     DB_POSTGRESQL_POOL_SIZE("relay.db.postgresql.pool-size", null, atLeast(1)),
+    MIGRATE_LOCK_TIMEOUT_MS("relay.migrate.lock-timeout-ms", null, atLeast(1)),
+    MIGRATE_ATTEMPTS("relay.migrate.attempts", null, atLeast(1)),
     CORE_URL("relay.core.url", "core", httpUrl()),
     CONNECT_TIMEOUT_MS("relay.core.connect-timeout-ms", "connect-timeout-ms", atLeast(1)),
     READ_TIMEOUT_MS("relay.core.read-timeout-ms", "read-timeout-ms", atLeast(1)),

@@ -101,6 +101,12 @@ final class Settings {
         return value == null ? null : value.text();
     }
 
+    /** A property that no flag sets and no rule checks, such as relay.db.sqlite-url, by its key. */
+    String text(String key) {
+        Value value = values.get(key);
+        return value == null ? null : value.text();
+    }
+
     /** A number property that {@link #check} found to be a whole number. */
     long number(RelayProperty property) {
         return Long.parseLong(get(property));

@@ -3,7 +3,8 @@ package dev.idempotentrelay.ledger;
 import java.util.Map;
 
 /**
- * The two databases a ledger can live in, and all that differs between them: the schema file, and the pieces of SQL
+ * The two databases a ledger can live in, and all that differs between them in the statements the relay runs (the
+ * schema's are the migrations of each, {@link LedgerMigrations}): the pieces of SQL
  * that the named SQL files use as property placeholders:
  * <ul>
  * <li>the database's own clock ({@code {{relay.ledger.now}}}, {@code {{relay.ledger.seconds-ago}}} with parameter
@@ -21,14 +22,14 @@ import java.util.Map;
  */
 public enum LedgerDialect {
 
-    SQLITE("schema.sql", null, null, Map.of(
+    SQLITE(null, Map.of(
             "relay.ledger.now", "strftime('%Y-%m-%d %H:%M:%S', 'now')",
             "relay.ledger.seconds-ago", "strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || :#ageSeconds || ' seconds')",
             "relay.ledger.days-ago", "strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || :#ageDays || ' days')",
             "relay.ledger.skip-locked", "",
             "relay.ledger.bytes", "(SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size())")),
 
-    POSTGRESQL("schema-postgresql.sql", "schema-quartz-postgresql.sql", "sql/postgresql/", Map.of(
+    POSTGRESQL("sql/postgresql/", Map.of(
             "relay.ledger.now", "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')",
             "relay.ledger.seconds-ago", "to_char(now() AT TIME ZONE 'UTC' - make_interval(secs => :#ageSeconds), 'YYYY-MM-DD HH24:MI:SS')",
             "relay.ledger.days-ago", "to_char(now() AT TIME ZONE 'UTC' - make_interval(days => :#ageDays), 'YYYY-MM-DD HH24:MI:SS')",
@@ -37,14 +38,10 @@ public enum LedgerDialect {
 
     public static final String POSTGRESQL_PREFIX = "jdbc:postgresql:";
 
-    private final String schema;
-    private final String jobStoreSchema;
     private final String ownSql;
     private final Map<String, String> sql;
 
-    LedgerDialect(String schema, String jobStoreSchema, String ownSql, Map<String, String> sql) {
-        this.schema = schema;
-        this.jobStoreSchema = jobStoreSchema;
+    LedgerDialect(String ownSql, Map<String, String> sql) {
         this.ownSql = ownSql;
         this.sql = sql;
     }
@@ -56,19 +53,6 @@ public enum LedgerDialect {
     /** The ledger as a log line or message may name it: a password= parameter of a JDBC URL is left out. */
     public static String describe(String db) {
         return db.replaceAll("(?i)([?&;]password=)[^&;]*", "$1***");
-    }
-
-    /** The schema file on the classpath. */
-    public String schema() {
-        return schema;
-    }
-
-    /**
-     * The schema file of Quartz's JDBC job store on the classpath, for the timers that clustered relays share
-     * (relay.jobs.clustered), or null: SQLite holds the ledger of one relay, whose timers need no store but memory.
-     */
-    public String jobStoreSchema() {
-        return jobStoreSchema;
     }
 
     /**

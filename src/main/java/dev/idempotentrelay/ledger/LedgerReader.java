@@ -3,7 +3,6 @@ package dev.idempotentrelay.ledger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -12,7 +11,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteDataSource;
 import org.sqlite.SQLiteErrorCode;
 import org.sqlite.SQLiteException;
 
@@ -56,9 +58,13 @@ public final class LedgerReader implements AutoCloseable {
             login.setProperty("password", password);
         }
         login.setProperty("connectTimeout", "5");
-        Connection connection = DriverManager.getConnection(url, login);
-        connection.setReadOnly(true);
-        return checked(connection);
+        login.setProperty("readOnly", "true");
+        PGSimpleDataSource database = new PGSimpleDataSource();
+        database.setURL(url);
+        for (String name : login.stringPropertyNames()) {
+            database.setProperty(name, login.getProperty(name));
+        }
+        return checked(database, LedgerDialect.POSTGRESQL);
     }
 
     public static LedgerReader open(Path db) throws SQLException {
@@ -93,18 +99,23 @@ public final class LedgerReader implements AutoCloseable {
         config.setReadOnly(true);
         config.setBusyTimeout(BUSY_TIMEOUT_MS);
         // a file: URI, so that a path with spaces or '?' stays a path and immutable=1 reaches SQLite
-        String url = "jdbc:sqlite:" + db.toAbsolutePath().toUri() + (immutable ? "?immutable=1" : "");
-        return checked(DriverManager.getConnection(url, config.toProperties()));
+        SQLiteDataSource file = new SQLiteDataSource(config);
+        file.setUrl("jdbc:sqlite:" + db.toAbsolutePath().toUri() + (immutable ? "?immutable=1" : ""));
+        return checked(file, LedgerDialect.SQLITE);
     }
 
     /**
      * Fails now, with a clear message, on a database that holds no ledger: one GUID looked up in the index, which costs
-     * the same on a ledger of millions of rows as on an empty one (a count of every row took a second there).
+     * the same on a ledger of millions of rows as on an empty one (a count of every row took a second there); and on a
+     * ledger at a version this build does not run on ({@link LedgerMigrations#requireCurrent}).
      */
-    private static LedgerReader checked(Connection connection) throws SQLException {
+    private static LedgerReader checked(DataSource ledger, LedgerDialect dialect) throws SQLException {
+        Connection connection = ledger.getConnection();
         try {
             new LedgerReader(connection).row("");
-        } catch (SQLException e) {
+            // a ledger that this build's statements do not fit is refused as the relay refuses it, by its version
+            new LedgerMigrations(ledger, dialect).requireCurrent();
+        } catch (SQLException | RuntimeException e) {
             connection.close();
             throw e;
         }

@@ -47,7 +47,7 @@ class LedgerWriteComponentTest {
         pool = new HikariDataSource();
         pool.setJdbcUrl(url);
         pool.setMaximumPoolSize(4);
-        LedgerSchema.apply(pool, LedgerDialect.SQLITE);
+        new LedgerMigrations(pool, LedgerDialect.SQLITE).migrate(line -> { });
     }
 
     @AfterEach

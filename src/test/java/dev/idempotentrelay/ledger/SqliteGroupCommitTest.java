@@ -56,7 +56,7 @@ class SqliteGroupCommitTest {
         pool.setDataSource(connections);
         pool.setMaximumPoolSize(4);
         pool.setConnectionTimeout(2_000);
-        LedgerSchema.apply(pool, LedgerDialect.SQLITE);
+        new LedgerMigrations(pool, LedgerDialect.SQLITE).migrate(line -> { });
         writer = new SqliteGroupCommit(pool, 512, 1000);
     }
 

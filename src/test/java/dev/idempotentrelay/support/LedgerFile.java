@@ -31,6 +31,26 @@ public final class LedgerFile {
         return new LedgerFile(jdbcUrl);
     }
 
+    /**
+     * The ledger {@code db} (a SQLite file or a jdbc:postgresql URL) brought to this build's version by its migrations,
+     * as {@code idempotent-relay migrate} does: what a PostgreSQL ledger needs before a relay runs on it.
+     */
+    public static LedgerFile migrated(String db) throws Exception {
+        dev.idempotentrelay.ledger.LedgerDialect dialect = dev.idempotentrelay.ledger.LedgerDialect.of(db);
+        javax.sql.DataSource ledger;
+        if (dialect == dev.idempotentrelay.ledger.LedgerDialect.POSTGRESQL) {
+            org.postgresql.ds.PGSimpleDataSource database = new org.postgresql.ds.PGSimpleDataSource();
+            database.setURL(db);
+            ledger = database;
+        } else {
+            org.sqlite.SQLiteDataSource file = new org.sqlite.SQLiteDataSource();
+            file.setUrl("jdbc:sqlite:" + db + "?journal_mode=WAL&busy_timeout=5000");
+            ledger = file;
+        }
+        new dev.idempotentrelay.ledger.LedgerMigrations(ledger, dialect, 1_000, 10).migrate(line -> { });
+        return dialect == dev.idempotentrelay.ledger.LedgerDialect.POSTGRESQL ? at(db) : new LedgerFile(Path.of(db));
+    }
+
     /** The row of a GUID as column -> value, or null when there is none. */
     public Map<String, Object> row(String guid) throws SQLException {
         try (Connection c = DriverManager.getConnection(url);

@@ -185,6 +185,25 @@ public final class Postgres implements AutoCloseable {
         return url(name);
     }
 
+    /**
+     * A JDBC URL of a new database of this server made from a plain {@code pg_dump} file, restored by psql as an
+     * operator would ({@code psql -v ON_ERROR_STOP=1 -f}): the ledger of an earlier build, say.
+     */
+    public String restored(Path dump) throws Exception {
+        String url = newDatabase();
+        String database = url.substring(url.lastIndexOf('/') + 1, url.indexOf('?'));
+        run(List.of(bin.resolve("psql").toString(), "-h", "127.0.0.1", "-p", Integer.toString(port), "-U", "postgres",
+                "-d", database, "-q", "-v", "ON_ERROR_STOP=1", "-f", dump.toString()));
+        return url;
+    }
+
+    /** A JDBC URL of a database of its own on this server, its ledger migrated to this build's version. */
+    public String newLedger() throws Exception {
+        String url = newDatabase();
+        LedgerFile.migrated(url);
+        return url;
+    }
+
     public String url(String database) {
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?user=postgres";
     }

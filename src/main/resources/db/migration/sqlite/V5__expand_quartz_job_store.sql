@@ -1,0 +1,2 @@
+-- Quartz's job store (relay.jobs.clustered) lives on a PostgreSQL ledger alone: a SQLite ledger has one relay, whose
+-- timers need no store but memory. Nothing here; the version keeps both ledgers' numbers in step.
