@@ -50,12 +50,22 @@ public final class LedgerMigrations {
     private final LedgerDialect dialect;
     private final long lockTimeoutMs;
     private final int attempts;
+    private final String[] locations;
 
     public LedgerMigrations(DataSource ledger, LedgerDialect dialect, long lockTimeoutMs, int attempts) {
+        this(ledger, dialect, lockTimeoutMs, attempts, location(dialect));
+    }
+
+    /**
+     * Migrations from these folders: this build's ({@link #location}), and those of a release after it, as the next
+     * release's {@code migrate} will find them beside this one's.
+     */
+    public LedgerMigrations(DataSource ledger, LedgerDialect dialect, long lockTimeoutMs, int attempts, String... locations) {
         this.ledger = ledger;
         this.dialect = dialect;
         this.lockTimeoutMs = lockTimeoutMs;
         this.attempts = attempts;
+        this.locations = locations;
     }
 
     /** Only to read the version: no statement of it changes the schema. */
@@ -71,7 +81,7 @@ public final class LedgerMigrations {
     private FluentConfiguration configuration() {
         return Flyway.configure(LedgerMigrations.class.getClassLoader())
                 .dataSource(ledger)
-                .locations(location(dialect))
+                .locations(locations)
                 .cleanDisabled(true)
                 .validateMigrationNaming(true)
                 .failOnMissingLocations(true)

@@ -191,10 +191,38 @@ public final class Postgres implements AutoCloseable {
      */
     public String restored(Path dump) throws Exception {
         String url = newDatabase();
-        String database = url.substring(url.lastIndexOf('/') + 1, url.indexOf('?'));
-        run(List.of(bin.resolve("psql").toString(), "-h", "127.0.0.1", "-p", Integer.toString(port), "-U", "postgres",
-                "-d", database, "-q", "-v", "ON_ERROR_STOP=1", "-f", dump.toString()));
+        psql(url, dump);
         return url;
+    }
+
+    /** Runs SQL files on the database of {@code url} with psql, one after another, stopping at the first error. */
+    public void psql(String url, Path... files) throws Exception {
+        List<String> argv = new ArrayList<>(List.of(bin.resolve("psql").toString(), "-h", "127.0.0.1", "-p", Integer.toString(port),
+                "-U", "postgres", "-d", databaseOf(url), "-q", "-v", "ON_ERROR_STOP=1"));
+        for (Path file : files) {
+            argv.addAll(List.of("-f", file.toString()));
+        }
+        run(argv);
+    }
+
+    /** What {@code pg_dump --schema-only} prints of the database of {@code url}, less the tables named. */
+    public String schemaDump(String url, String... excludedTables) throws Exception {
+        List<String> argv = new ArrayList<>(List.of(bin.resolve("pg_dump").toString(), "-h", "127.0.0.1", "-p", Integer.toString(port),
+                "-U", "postgres", "--schema-only", "--no-owner", "--no-privileges"));
+        for (String table : excludedTables) {
+            argv.addAll(List.of("-T", table));
+        }
+        argv.add(databaseOf(url));
+        Process p = new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException(String.join(" ", argv) + " failed");
+        }
+        return out;
+    }
+
+    private static String databaseOf(String url) {
+        return url.substring(url.lastIndexOf('/') + 1, url.contains("?") ? url.indexOf('?') : url.length());
     }
 
     /** A JDBC URL of a database of its own on this server, its ledger migrated to this build's version. */
