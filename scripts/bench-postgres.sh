@@ -59,8 +59,9 @@ sqlite_rows() { sqlite3 "$work/bench.db" 'select count(*) from tx' 2>/dev/null |
 pg_rows() { pg -d "$1" -c 'select count(*) from tx'; } # db
 posts() { curl -s "$core/_stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["calls"])'; }
 
-start_relay() { # name db -> sets relay_port, appends pid
+start_relay() { # name db -> sets relay_port, appends pid (a PostgreSQL ledger migrated first, as an owner would)
   local name=$1 db=$2
+  case $db in jdbc:postgresql:*) "${relay_cmd[@]}" migrate --db "$db" --db-user postgres > "$work/$name-migrate.log" 2>&1 ;; esac
   relay_port=$(free_port)
   "${relay_cmd[@]}" run --db "$db" --db-user postgres --port "$relay_port" --core "$core" --no-jobs \
     --admin-port "$(free_port)" > "$work/$name.log" 2>&1 &

@@ -61,13 +61,13 @@ core="http://127.0.0.1:$core_port"
 posts() { curl -s "$core/_stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["calls"])'; }
 
 # --- the full ledger, made once per kind ---------------------------------------------------------------------------
-sqlite_fill() { # file: the schema, then ROWS rows
+sqlite_fill() { # file: the ledger made by migrate, then ROWS rows
+  "${relay_cmd[@]}" migrate --db "$1" > /dev/null
   python3 - "$1" "$ROWS" "$((SPREAD_DAYS * 86400))" <<'EOF'
 import sqlite3, sys, time
 path, rows, spread = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 db = sqlite3.connect(path, isolation_level=None)
 db.execute("PRAGMA journal_mode=WAL"); db.execute("PRAGMA synchronous=OFF")
-db.executescript(open("schema.sql").read())
 # the request and reply as a relay stores them: 112 and 90 bytes, the GUID at offset 5
 # GUIDs as channels choose them, spread over the whole key space (a hash of the row's number), the rows written oldest
 # first as a relay writes them; the request and reply as a relay stores them, 112 and 90 bytes, the GUID at offset 5
@@ -91,9 +91,9 @@ EOF
 }
 
 pg() { as_pg "$PG_BIN/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -qAt "$@"; }
-pg_fill() { # database: the schema, then ROWS rows
+pg_fill() { # database: the ledger made by migrate, then ROWS rows
   pg -c "create database $1"
-  pg -d "$1" -f schema-postgresql.sql
+  "${relay_cmd[@]}" migrate --db "jdbc:postgresql://127.0.0.1:$pg_port/$1" --db-user postgres > /dev/null
   local start=$SECONDS lo
   for ((lo = 1; lo <= ROWS; lo += 1000000)); do
     pg -d "$1" -c "INSERT INTO tx (guid, tx_code, state, rsp_code, request, response, attempts, created_at, updated_at)

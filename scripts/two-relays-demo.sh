@@ -24,6 +24,9 @@ as_pg "$PG_BIN/initdb" -D "$work/pg" -A trust -U postgres >/dev/null
 as_pg "$PG_BIN/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" -o "-p 55432 -k $work -c listen_addresses=127.0.0.1" start >/dev/null
 DB="jdbc:postgresql://127.0.0.1:55432/postgres"
 
+echo "== the ledger made by migrate (the one command that changes the schema; the relays only read its version)"
+java -jar "$JAR" migrate --db "$DB" --db-user postgres
+
 echo "== relay A on 9101 (with the core simulator on 9201), relay B on 9102, one ledger"
 java -jar "$JAR" run --db "$DB" --db-user postgres --port 9101 --admin-port 9181 --core-sim > "$work/a.log" 2>&1 &
 pids+=($!); relay_a=$!
