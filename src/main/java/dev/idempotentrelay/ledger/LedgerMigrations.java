@@ -29,7 +29,7 @@ import org.flywaydb.core.api.output.MigrateResult;
  * <li>{@link #migrate} applies what is pending, each migration in a transaction of its own. A ledger made before
  * versioning (no history table, but a {@code tx}) is first recorded at the version its tables and columns match
  * ({@link #unversionedVersion}). On PostgreSQL each statement waits at most {@code lockTimeoutMs} for its lock
- * ({@code afterConnect.sql} beside the migrations): a
+ * ({@code db/migrate-session/postgresql/afterConnect.sql}): a
  * migration that waits for a long reader never holds the relays' claims queued behind it for longer. A migration that
  * timed out is rolled back and tried again after a pause that doubles, up to {@code attempts} times; then the sessions
  * that held the ledger's tables are named.</li>
@@ -85,8 +85,19 @@ public final class LedgerMigrations {
                 .cleanDisabled(true)
                 .validateMigrationNaming(true)
                 .failOnMissingLocations(true)
-                // the lock timeout of afterConnect.sql in db/migration/postgresql (0, none: a reader of the version alone)
+                // the lock timeout of db/migrate-session/postgresql/afterConnect.sql, which only migrate runs
                 .placeholders(Map.of("lock_timeout_ms", Long.toString(lockTimeoutMs)));
+    }
+
+    /**
+     * The configuration of {@link #migrate}: on PostgreSQL each connection it opens first sets the lock timeout
+     * ({@code db/migrate-session/postgresql/afterConnect.sql}); the other operations, which a relay runs on its own
+     * pool, leave its connections' settings as they are.
+     */
+    private FluentConfiguration migrating() {
+        FluentConfiguration configuration = configuration();
+        return dialect == LedgerDialect.POSTGRESQL
+                ? configuration.callbackLocations("classpath:db/migrate-session/postgresql") : configuration;
     }
 
     /**
@@ -104,7 +115,7 @@ public final class LedgerMigrations {
         long pauseMs = Math.max(lockTimeoutMs, 500);
         for (int attempt = 1; ; attempt++) {
             try {
-                MigrateResult result = configuration().load().migrate();
+                MigrateResult result = migrating().load().migrate();
                 for (MigrateOutput migration : result.migrations) {
                     String line = "applied version " + migration.version + ": " + migration.description;
                     applied.add(line);
