@@ -109,6 +109,47 @@ public final class MarkdownFile {
         return spans;
     }
 
+    /**
+     * The fenced code blocks of one language (those opened by ```sql for "sql") in the section under a heading, up to
+     * the next heading of the same or a higher level, each as its text; a line starting with # inside a block is
+     * code, not a heading.
+     */
+    public List<String> codeBlocks(String heading, String language) throws IOException {
+        List<String> blocks = new ArrayList<>();
+        int level = 0;
+        boolean fenced = false;
+        StringBuilder block = null;
+        for (String line : lines()) {
+            if (line.strip().startsWith("```")) {
+                fenced = !fenced;
+                if (fenced && level > 0 && line.strip().equals("```" + language)) {
+                    block = new StringBuilder();
+                } else if (!fenced && block != null) {
+                    blocks.add(block.toString());
+                    block = null;
+                }
+                continue;
+            }
+            if (fenced) {
+                if (block != null) {
+                    block.append(line).append('\n');
+                }
+                continue;
+            }
+            Matcher title = HEADING.matcher(line);
+            if (title.matches()) {
+                int depth = line.indexOf(' ');
+                if (level > 0 && depth <= level) {
+                    break;
+                }
+                if (level == 0 && title.group(1).equals(heading)) {
+                    level = depth;
+                }
+            }
+        }
+        return blocks;
+    }
+
     /** Every line of the file, code included. */
     public List<String> lines() throws IOException {
         return Files.readAllLines(path);

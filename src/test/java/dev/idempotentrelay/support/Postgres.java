@@ -10,6 +10,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -223,6 +224,59 @@ public final class Postgres implements AutoCloseable {
 
     private static String databaseOf(String url) {
         return url.substring(url.lastIndexOf('/') + 1, url.contains("?") ? url.indexOf('?') : url.length());
+    }
+
+    /**
+     * A psql script run as a DBA runs one, as the superuser postgres on the database postgres:
+     * {@code psql -X -v ON_ERROR_STOP=1 -v NAME=VALUE ... -f FILE}, its psql variables given (as {@code :'NAME'} in
+     * the script), its meta-commands such as {@code \connect} obeyed, and the first error fails it.
+     */
+    public void psql(String script, Map<String, String> variables) throws Exception {
+        Path file = Files.createTempFile("relay-psql", ".sql");
+        try {
+            Files.writeString(file, script);
+            List<String> argv = new ArrayList<>(List.of(bin.resolve("psql").toString(), "-h", "127.0.0.1", "-p", Integer.toString(port),
+                    "-U", "postgres", "-d", "postgres", "-X", "-q", "-v", "ON_ERROR_STOP=1"));
+            variables.forEach((name, value) -> argv.addAll(List.of("-v", name + "=" + value)));
+            argv.addAll(List.of("-f", file.toString()));
+            run(argv);
+        } finally {
+            Files.delete(file);
+        }
+    }
+
+    /**
+     * A base backup of this server in progress until closed, as a nightly backup job runs one: pg_basebackup at its
+     * slowest rate (32 kB/s, minutes even for an empty cluster) into a folder of its own, which the server shows in
+     * pg_stat_replication as a walsender in state 'backup'. Returns once it shows so; closing it ends pg_basebackup and
+     * its walsender and deletes the folder.
+     */
+    public AutoCloseable baseBackup() throws Exception {
+        Path target = Files.createTempDirectory("relay-pg-backup");
+        Process backup = new ProcessBuilder(bin.resolve("pg_basebackup").toString(), "-h", "127.0.0.1", "-p", Integer.toString(port),
+                "-U", "postgres", "-D", target.resolve("data").toString(), "-X", "fetch", "-c", "fast", "--max-rate=32k", "--no-sync")
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        String backups = "SELECT count(*) FROM pg_stat_replication WHERE state = 'backup'";
+        AutoCloseable stop = () -> {
+            backup.destroy();
+            backup.waitFor(30, TimeUnit.SECONDS);
+            query("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_replication WHERE state = 'backup'");
+            Await.until("the base backup's walsender ended", java.time.Duration.ofSeconds(30), () -> "0".equals(query(backups)));
+            try (Stream<Path> files = Files.walk(target)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        };
+        try {
+            Await.until("pg_basebackup's walsender is in pg_stat_replication", java.time.Duration.ofSeconds(60),
+                    () -> "1".equals(query(backups)) || !backup.isAlive());
+            if (!backup.isAlive()) {
+                throw new IllegalStateException("pg_basebackup ended (exit " + backup.exitValue() + ") before the test could see it");
+            }
+        } catch (Exception | AssertionError e) {
+            stop.close();
+            throw e;
+        }
+        return stop;
     }
 
     /** A JDBC URL of a database of its own on this server, its ledger migrated to this build's version. */
