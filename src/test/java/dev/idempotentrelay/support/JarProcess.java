@@ -91,9 +91,14 @@ public final class JarProcess implements AutoCloseable {
         if (!Files.isRegularFile(BUILT_JAR)) {
             throw new IllegalStateException(BUILT_JAR + " is missing: run the integration tests after 'package'");
         }
+        return copyInto(workDir, BUILT_JAR);
+    }
+
+    /** The jar {@code source} in {@code workDir} under the packaged jar's name, copied there if no jar is there yet. */
+    private static Path copyInto(Path workDir, Path source) throws IOException {
         Path jar = workDir.resolve(JAR_NAME);
         if (!Files.exists(jar)) {
-            Files.copy(BUILT_JAR, jar);
+            Files.copy(source, jar);
         }
         return jar;
     }
@@ -101,6 +106,7 @@ public final class JarProcess implements AutoCloseable {
     /** How a jar process is started: its folder, its RELAY_* variables, its user. */
     public static final class Launch {
         private final Path workDir;
+        private Path jar;
         private final Map<String, String> env = new LinkedHashMap<>();
         private boolean unprivileged;
         private boolean launcher;
@@ -131,6 +137,18 @@ public final class JarProcess implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Runs this jar instead of the one {@code mvn package} built, such as a previous release's: copied into the folder
+         * under the same name, so a folder holds one jar or the other.
+         */
+        public Launch jar(Path jar) {
+            if (!Files.isRegularFile(jar)) {
+                throw new IllegalStateException(jar + " is missing");
+            }
+            this.jar = jar;
+            return this;
+        }
+
         /** Starts the launcher ({@code bin/idempotent-relay}, copied beside the jar) instead of {@code java -jar}. */
         public Launch withLauncher() {
             launcher = true;
@@ -138,7 +156,7 @@ public final class JarProcess implements AutoCloseable {
         }
 
         public JarProcess start(String... args) throws IOException {
-            Path jar = copyInto(workDir);
+            Path jar = this.jar == null ? copyInto(workDir) : copyInto(workDir, this.jar);
             List<String> command = new ArrayList<>();
             if (unprivileged && Unprivileged.needed()) {
                 command.addAll(Unprivileged.prefix());
