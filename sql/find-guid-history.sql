@@ -5,12 +5,16 @@
 -- by GUID (the expression stands so in both schema files): the GUID is looked for in each bucket from the first that
 -- holds a purged row to the last, a search of the index each (every 'purged' row has a key: a row deleted before it had
 -- one gets it then). The rows written by the history's first version (2026-12-03, before history_key) have none: they
--- are found by the GUID in an index of theirs alone (tx_history_first_version), which no later row enters.
+-- are found by the GUID in an index of theirs alone (tx_history_first_version), which no later row enters; the bounds of
+-- the buckets pass over their 'purged' rows (a key of none would end the walk before it began: SQLite sorts it first,
+-- PostgreSQL last, and a ledger purged by that version has many).
 WITH RECURSIVE bucket(b) AS (
-    SELECT (SELECT history_key / 4096 FROM tx_history WHERE to_state = 'purged' ORDER BY history_key / 4096 LIMIT 1)
+    SELECT (SELECT history_key / 4096 FROM tx_history WHERE to_state = 'purged' AND history_key / 4096 >= 0
+            ORDER BY history_key / 4096 LIMIT 1)
     UNION ALL
     SELECT b + 1 FROM bucket
-    WHERE b < (SELECT history_key / 4096 FROM tx_history WHERE to_state = 'purged' ORDER BY history_key / 4096 DESC LIMIT 1)),
+    WHERE b < (SELECT history_key / 4096 FROM tx_history WHERE to_state = 'purged' AND history_key / 4096 >= 0
+               ORDER BY history_key / 4096 DESC LIMIT 1)),
 life(history_key) AS (
     SELECT history_key FROM tx WHERE guid = :#guid
     UNION

@@ -34,7 +34,7 @@ class UsageTest {
 
     @Test
     void everyErrorLineStartsWithTheProgramAndTheCommand() throws Exception {
-        assertRefused("idempotent-relay: deploy: unknown command (run, resolve, reprocess, purge, core-sim, send, ledger, bench, routes)",
+        assertRefused("idempotent-relay: deploy: unknown command (run, resolve, reprocess, purge, migrate, core-sim, send, ledger, bench, routes)",
                 OneShot.run("deploy"));
         assertRefused("idempotent-relay: core-sim: unknown flag --colour", OneShot.run("core-sim", "--colour", "blue"));
         try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
