@@ -134,6 +134,30 @@ class LedgerVersionsTest {
     }
 
     @Test
+    void twoMigratesAtOnceOnAnEmptyDatabaseApplyEachMigrationOnce() throws Exception {
+        String db = Postgres.shared().newDatabase();
+        java.util.concurrent.ExecutorService two = java.util.concurrent.Executors.newFixedThreadPool(2);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        List<java.util.concurrent.Future<String>> done = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            done.add(two.submit(() -> {
+                go.await();
+                org.postgresql.ds.PGSimpleDataSource ledger = new org.postgresql.ds.PGSimpleDataSource();
+                ledger.setURL(db);
+                return new dev.idempotentrelay.ledger.LedgerMigrations(ledger, dev.idempotentrelay.ledger.LedgerDialect.POSTGRESQL,
+                        1_000, 10).migrate(line -> { }).version();
+            }));
+        }
+        go.countDown();
+        for (java.util.concurrent.Future<String> migrate : done) {
+            assertEquals(VERSION, migrate.get(120, java.util.concurrent.TimeUnit.SECONDS));
+        }
+        two.shutdown();
+        assertEquals(List.of("1", "2", "3", "4", "5"),
+                query(db, "SELECT version FROM flyway_schema_history WHERE version IS NOT NULL ORDER BY installed_rank"));
+    }
+
+    @Test
     void onPostgresqlNoCommandButMigrateChangesAnEmptyDatabase() throws Exception {
         String db = Postgres.shared().newDatabase();
         String refusal = "cannot use ledger " + db + ": the ledger is empty (version 0), this relay needs " + VERSION
