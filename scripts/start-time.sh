@@ -24,10 +24,13 @@ first=1
 [ "$LEDGER" = current ] && first=0
 for i in $(seq "$first" "$STARTS"); do
   [ "$LEDGER" = current ] || rm -f "$work"/start.db*
+  rm -f "$work/relay.log"
+  ports=("$(free_port)" "$(free_port)" "$(free_port)")
   launched=$(date +%s%N)
+  # (a subshell that forgets the EXIT trap and becomes the relay: else, stopped, it ran the trap and removed $work)
   # shellcheck disable=SC2086
-  $RELAY run $ARGS --db "$work/start.db" --port "$(free_port)" --core "http://localhost:$(free_port)" \
-      --admin-port "$(free_port)" > "$work/relay.log" 2>&1 &
+  (trap - EXIT; exec $RELAY run $ARGS --db "$work/start.db" --port "${ports[0]}" --core "http://localhost:${ports[1]}" \
+      --admin-port "${ports[2]}" > "$work/relay.log" 2>&1) &
   relay_pid=$!
   for _ in $(seq 1 1500); do grep -q "listening on port" "$work/relay.log" 2>/dev/null && break; sleep 0.02; done
   listening=$(date +%s%N)

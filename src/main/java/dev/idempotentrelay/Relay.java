@@ -2,29 +2,27 @@ package dev.idempotentrelay;
 
 import dev.idempotentrelay.core.CoreSimulator;
 import dev.idempotentrelay.ledger.LedgerDialect;
-import dev.idempotentrelay.ledger.LedgerMigrations;
 import dev.idempotentrelay.ledger.ReplicationCheck;
 import dev.idempotentrelay.ops.AdminHttpServer;
 import dev.idempotentrelay.wire.ConnectionGate;
 import io.netty.channel.unix.Errors;
 import java.net.URI;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.Map;
-import javax.sql.DataSource;
 import org.apache.camel.CamelContext;
 import org.apache.camel.main.BaseMainSupport;
 import org.apache.camel.main.Main;
 import org.apache.camel.main.MainListenerSupport;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The relay as a Camel Main application: application.properties, overridden by the given properties
  * (the command line's flags), the YAML routes, and the Java beans they call (wired by {@link RelayBeans}). Before any
- * route starts, the ledger's version is checked ({@link LedgerMigrations}: a SQLite file that the relay serves channels
- * from is migrated, any other ledger refused when this build cannot run on it), a
+ * route starts, the ledger's version has been checked (LedgerMigrations, begun by RelayBeans: a SQLite file that the
+ * relay serves channels from is migrated, any other ledger refused when this build cannot run on it), a
  * PostgreSQL ledger's replication is checked (a ledger that can lose an acknowledged claim at a failover is refused
  * unless relay.db.allow-async-replication), and, when asked, the core simulator starts and the admin endpoint's HTTP
  * server is added (relay.admin.enabled).
@@ -33,8 +31,6 @@ public final class Relay implements AutoCloseable {
 
     /** What ends the prefix netty's epoll transport puts before the system's words: "bind(..) failed with error(-98): ". */
     private static final String NATIVE_ERROR = "): ";
-
-    private static final Logger LOG = LoggerFactory.getLogger(Relay.class);
 
     private final Main main = new Main();
     private final RelaySecrets secrets;
@@ -137,22 +133,12 @@ public final class Relay implements AutoCloseable {
     }
 
     private void prepare(CamelContext context) {
-        DataSource ledger = context.getRegistry().lookupByNameAndType("ledger", DataSource.class);
-        LedgerDialect dialect = context.getRegistry().lookupByNameAndType("ledgerDialect", LedgerDialect.class);
+        // the ledger's version, checked (or a SQLite file migrated) since RelayBeans made the pool (LedgerMigrations)
         try {
-            // the relay that serves the channels of a SQLite file owns it and brings it to this build's version; on
-            // PostgreSQL (and for a one-shot command beside a running relay) only the version is read, and a ledger
-            // this build cannot run on is refused: `migrate` changes the schema, as a role that may
-            LedgerMigrations migrations = new LedgerMigrations(ledger, dialect,
-                    Long.parseLong(context.resolvePropertyPlaceholders("{{relay.migrate.lock-timeout-ms}}")),
-                    Integer.parseInt(context.resolvePropertyPlaceholders("{{relay.migrate.attempts}}")));
-            if (dialect == LedgerDialect.SQLITE && Boolean.parseBoolean(context.resolvePropertyPlaceholders("{{relay.channel.enabled}}"))) {
-                migrations.migrate(LOG::info);
-            } else {
-                migrations.requireCurrent();
-            }
-        } catch (Exception e) {
-            throw new LedgerUnusableException(context.resolvePropertyPlaceholders("{{relay.db}}"), e);
+            context.getRegistry().lookupByNameAndType("ledgerVersion", CompletableFuture.class).join();
+        } catch (CompletionException e) {
+            throw new LedgerUnusableException(context.resolvePropertyPlaceholders("{{relay.db}}"),
+                    e.getCause() instanceof Exception cause ? cause : e);
         }
         ReplicationCheck replication = context.getRegistry().lookupByNameAndType("ledgerReplication", ReplicationCheck.class);
         if (replication != null) {

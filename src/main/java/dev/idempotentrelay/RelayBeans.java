@@ -9,6 +9,7 @@ import dev.idempotentrelay.jobs.RowBatch;
 import dev.idempotentrelay.ledger.BoundedPoolWriter;
 import dev.idempotentrelay.ledger.FailoverEviction;
 import dev.idempotentrelay.ledger.LedgerDialect;
+import dev.idempotentrelay.ledger.LedgerMigrations;
 import dev.idempotentrelay.ledger.LedgerRowColumns;
 import dev.idempotentrelay.ledger.LedgerRowView;
 import dev.idempotentrelay.ledger.LedgerSqlComponent;
@@ -57,6 +58,7 @@ import org.apache.camel.model.Model;
 import org.apache.camel.processor.aggregate.GroupedBodyAggregationStrategy;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.support.jsse.SSLContextParameters;
+import org.slf4j.LoggerFactory;
 
 /**
  * Every bean of the relay, wired in one place (the camel-examples main-yaml way: one {@link CamelConfiguration},
@@ -155,6 +157,12 @@ public class RelayBeans implements CamelConfiguration {
         }
         beans.bind("ledger", ledger);
         beans.bind("ledgerDialect", dialect);
+        // the ledger's version, read beside the loading of the routes (Relay waits for it before any route starts): a
+        // SQLite file that the relay serves channels from is migrated, any other ledger refused if this build cannot run
+        // on it; on PostgreSQL only `migrate` changes the schema
+        beans.bind("ledgerVersion", new LedgerMigrations(ledger, dialect, number(context, "relay.migrate.lock-timeout-ms"),
+                integer(context, "relay.migrate.attempts")).checkAtStart(dialect == LedgerDialect.SQLITE && channel,
+                        LoggerFactory.getLogger(Relay.class)::info));
         beans.bind("sql", new LedgerSqlComponent(dialect));
         beans.bind("ledger-write", new LedgerWriteComponent(dialect, writer));
 

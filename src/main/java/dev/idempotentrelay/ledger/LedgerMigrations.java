@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -136,6 +137,30 @@ public final class LedgerMigrations {
                 pauseMs = Math.min(pauseMs * 2, 30_000);
             }
         }
+    }
+
+    /**
+     * At a relay's start, on a thread of its own, so that Flyway's classes load and the ledger is read beside the loading
+     * of the routes: {@link #migrate} for the relay that owns a SQLite file, {@link #requireCurrent} for every other.
+     * The relay waits for the result before any route starts (Relay).
+     */
+    public CompletableFuture<Void> checkAtStart(boolean migrateIfBehind, Consumer<String> out) {
+        CompletableFuture<Void> checked = new CompletableFuture<>();
+        Thread check = new Thread(() -> {
+            try {
+                if (migrateIfBehind) {
+                    migrate(out);
+                } else {
+                    requireCurrent();
+                }
+                checked.complete(null);
+            } catch (Exception | Error e) {
+                checked.completeExceptionally(e);
+            }
+        }, "ledger-version");
+        check.setDaemon(true);
+        check.start();
+        return checked;
     }
 
     /** What {@link #migrate} did: a line per migration applied, and the version the ledger is at. */
