@@ -159,10 +159,8 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("ledgerDialect", dialect);
         // the ledger's version, read beside the loading of the routes (Relay waits for it before any route starts): a
         // SQLite file that the relay serves channels from is migrated, any other ledger refused if this build cannot run
-        // on it; on PostgreSQL only `migrate` changes the schema. On connections of its own, not the pool's: a claim's
-        // wait for a connection (connect-wait-ms) is no bound for a first connection made while the JVM starts (at 2 s it
-        // failed a relay starting beside a loaded one, scripts/bench-lock-queue.sh), and nothing of Flyway's stays on them
-        beans.bind("ledgerVersion", new LedgerMigrations(ledger.getDataSource(), dialect, number(context, "relay.migrate.lock-timeout-ms"),
+        // on it; on PostgreSQL only `migrate` changes the schema
+        beans.bind("ledgerVersion", new LedgerMigrations(ledger, dialect, number(context, "relay.migrate.lock-timeout-ms"),
                 integer(context, "relay.migrate.attempts")).checkAtStart(dialect == LedgerDialect.SQLITE && channel,
                         LoggerFactory.getLogger(Relay.class)::info));
         beans.bind("sql", new LedgerSqlComponent(dialect));
