@@ -15,6 +15,7 @@ import dev.idempotentrelay.ledger.LedgerRowView;
 import dev.idempotentrelay.ledger.LedgerSqlComponent;
 import dev.idempotentrelay.ledger.LedgerWriteComponent;
 import dev.idempotentrelay.ledger.LedgerWriter;
+import dev.idempotentrelay.ledger.PostgresGroupCommit;
 import dev.idempotentrelay.ledger.PrimaryConnections;
 import dev.idempotentrelay.ledger.RecentGuids;
 import dev.idempotentrelay.ledger.RelayName;
@@ -141,8 +142,12 @@ public class RelayBeans implements CamelConfiguration {
             FailoverEviction eviction = new FailoverEviction();
             ledger.setExceptionOverride(eviction);
             eviction.setPool(ledger);
-            // every write committed alone, its caller waiting at most connect-wait-ms (a commit that hangs is E902)
-            writer = new BoundedPoolWriter(ledger, ledgerWaitMs);
+            // the claims and records of concurrent exchanges committed together, or each alone; either way a caller waits at
+            // most connect-wait-ms for its commit (a commit that hangs is E902)
+            writer = Boolean.parseBoolean(text(context, "relay.db.postgresql.group-commit"))
+                    ? new PostgresGroupCommit(ledger, ledgerWaitMs, integer(context, "relay.db.postgresql.group-max"),
+                            number(context, "relay.db.postgresql.group-wait-us"), integer(context, "relay.db.postgresql.group-writers"))
+                    : new BoundedPoolWriter(ledger, ledgerWaitMs);
             // whether a commit waits for a synchronous standby: checked at start (Relay) and by the ledger watch
             replication = new ReplicationCheck(ledger, LedgerDialect.describe(text(context, "relay.db")),
                     Boolean.parseBoolean(text(context, "relay.db.allow-async-replication")));
@@ -188,6 +193,11 @@ public class RelayBeans implements CamelConfiguration {
 
         // metrics: each named after the step that records it in the routes
         RelayMetrics metrics = new RelayMetrics();
+        if (writer instanceof PostgresGroupCommit groups) {
+            groups.reportGroupSizes(metrics::ledgerGroup);
+        } else if (writer instanceof SqliteGroupCommit groups) {
+            groups.reportGroupSizes(metrics::ledgerGroup);
+        }
         CoreCallStatus coreCalls = new CoreCallStatus();
         beans.bind("relayMetrics", metrics);
         beans.bind("coreCalls", coreCalls);

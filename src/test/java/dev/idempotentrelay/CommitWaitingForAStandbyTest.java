@@ -83,10 +83,14 @@ class CommitWaitingForAStandbyTest {
         return LedgerFile.at(ledger).row(guid);
     }
 
-    /** The backend of the relay whose claim of this GUID waits for the synchronous standby, once it does. */
+    /**
+     * The backend of the relay whose claim of this GUID waits for the synchronous standby, once it does: its statement
+     * is the claim (a write committed alone) or the COMMIT of the group that holds it (group commit). The patient relay
+     * makes no other write meanwhile.
+     */
     private String backendWaitingFor(String guid) throws Exception {
         String find = "SELECT pid FROM pg_stat_activity WHERE application_name = 'idempotent-relay' AND wait_event = 'SyncRep'"
-                + " AND query LIKE 'INSERT INTO tx%'";
+                + " AND (query LIKE 'INSERT INTO tx%' OR query = 'COMMIT')";
         Await.until("the claim of " + guid + " waits for the synchronous standby", Duration.ofSeconds(30),
                 () -> server.query(find) != null);
         return server.query(find);
@@ -208,9 +212,16 @@ class CommitWaitingForAStandbyTest {
         assertEquals("0000", Telegram.rspCode(send(relay, transfer(newGuid()))));
     }
 
-    /** A relay whose bound is long enough that it is still waiting for the commit when the test ends the wait. */
+    /**
+     * A relay whose bound is long enough that it is still waiting for the commit when the test ends the wait, and whose
+     * ledger watch made its one probe commit before the test's claim (its next is an hour away).
+     */
     private RelayUnderTest patientRelay() throws Exception {
-        return running.keep(RelayUnderTest.onLedger(ledger, core.url()).with("relay.db.connect-wait-ms", "60000").start());
+        RelayUnderTest relay = running.keep(RelayUnderTest.onLedger(ledger, core.url()).with("relay.db.connect-wait-ms", "60000")
+                .with("relay.db.check-every", "3600").start());
+        Await.until("the relay's probe commit at start", Duration.ofSeconds(30),
+                () -> relay.admin().metric("relay_ledger_writable") == 1.0);
+        return relay;
     }
 
     /** A transfer sent on a channel of its own once every commit waits for the absent standby; its reply to come. */

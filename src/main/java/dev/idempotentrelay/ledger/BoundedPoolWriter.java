@@ -125,7 +125,7 @@ public final class BoundedPoolWriter implements LedgerWriter {
     }
 
     /** The outcome of a write whose caller stopped waiting: logged, since its row may be in the ledger without a core call. */
-    private static void logLate(long start, long waitedMs, Integer count, Throwable failure) {
+    static void logLate(long start, long waitedMs, Integer count, Throwable failure) {
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         if (failure == null) {
             LOG.info("a ledger write given up after {} ms completed {} ms after it began ({} row(s)); its caller had been answered, "

@@ -25,6 +25,8 @@ final class HandedOffWriteProducer extends DefaultProducer {
     private final SqlPrepareStatementStrategy strategy;
     private final Long commitWaitMs;
     private String query;
+    /** Where the statement's {@code :#guid} stands among its values, or -1: the writer orders a group's writes by it. */
+    private int guidAt = -1;
 
     HandedOffWriteProducer(LedgerWriteEndpoint endpoint, SqlEndpoint statement, LedgerWriter writer, Long commitWaitMs) {
         super(endpoint);
@@ -42,6 +44,9 @@ final class HandedOffWriteProducer extends DefaultProducer {
         // as camel-sql's producer does with a query that is text already (LedgerSqlComponent read the file)
         query = SqlHelper.resolveQuery(getEndpoint().getCamelContext(), statement.getQuery(),
                 statement.isUsePlaceholder() ? statement.getPlaceholder() : null);
+        if (strategy instanceof ParsedNamedParameters parsed && statement.isAllowNamedParameters()) {
+            guidAt = parsed.position(query, "guid");
+        }
     }
 
     @Override
@@ -55,7 +60,13 @@ final class HandedOffWriteProducer extends DefaultProducer {
                 values.add(i.next());
             }
         }
-        int count = commitWaitMs == null ? writer.write(prepared, values, strategy) : writer.write(prepared, values, strategy, commitWaitMs);
+        int count;
+        if (commitWaitMs != null) {
+            count = writer.write(prepared, values, strategy, commitWaitMs);
+        } else {
+            Object guid = guidAt >= 0 && guidAt < values.size() ? values.get(guidAt) : null;
+            count = writer.write(prepared, values, strategy, guid == null ? null : guid.toString());
+        }
         exchange.getIn().setHeader(SqlConstants.SQL_UPDATE_COUNT, count);
     }
 }

@@ -6,7 +6,8 @@ import org.apache.camel.component.sql.SqlPrepareStatementStrategy;
 
 /**
  * Who runs the ledger's writes for the {@code ledger-write:} endpoints, once camel-sql prepared them: the group-commit
- * writer on SQLite ({@link SqliteGroupCommit}), the bounded writer on PostgreSQL ({@link BoundedPoolWriter}).
+ * writer on SQLite ({@link SqliteGroupCommit}), the group-commit writer on PostgreSQL ({@link PostgresGroupCommit}), or
+ * there with relay.db.postgresql.group-commit=false the bounded writer ({@link BoundedPoolWriter}).
  */
 public interface LedgerWriter extends AutoCloseable {
 
@@ -28,6 +29,16 @@ public interface LedgerWriter extends AutoCloseable {
      * @param commitWaitMs the most the caller waits for the commit, in milliseconds
      */
     default int write(String sql, List<?> values, SqlPrepareStatementStrategy binder, long commitWaitMs) throws SQLException {
+        return write(sql, values, binder);
+    }
+
+    /**
+     * The same, naming the GUID whose row the write changes, where the writer orders a group's row locks by it
+     * (PostgreSQL's {@link PostgresGroupCommit}); the others run it as {@link #write}.
+     *
+     * @param guid the value of the statement's {@code :#guid}, or null when it has none
+     */
+    default int write(String sql, List<?> values, SqlPrepareStatementStrategy binder, String guid) throws SQLException {
         return write(sql, values, binder);
     }
 

@@ -43,6 +43,12 @@ public class ParsedNamedParameters extends DefaultSqlPrepareStatementStrategy {
         return parsed == null ? 0 : parsed.names().size();
     }
 
+    /** Where the parameter {@code name} stands among the statement's values, or -1 when it has none (or is not parsed here). */
+    public int position(String query, String name) throws SQLException {
+        Parsed parsed = parsed(query);
+        return parsed == null ? -1 : parsed.names().indexOf(name);
+    }
+
     @Override
     public Iterator<?> createPopulateIterator(String query, String preparedQuery, int expectedParams, Exchange exchange,
             Object value) throws SQLException {

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 import javax.sql.DataSource;
 import org.apache.camel.component.sql.SqlPrepareStatementStrategy;
 import org.sqlite.SQLiteException;
@@ -48,8 +49,7 @@ import org.slf4j.LoggerFactory;
  * committing; once it is done, the writer copies the few frames committed meanwhile itself, after the answers of its
  * group, so that SQLite can start the WAL over.
  * <p>
- * PostgreSQL has no use for it (it shares WAL flushes between concurrent commits itself): there the ledger writes
- * run on the plain pool.
+ * PostgreSQL has a writer of its own ({@link PostgresGroupCommit}).
  */
 public final class SqliteGroupCommit implements LedgerWriter {
 
@@ -77,6 +77,7 @@ public final class SqliteGroupCommit implements LedgerWriter {
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong checkpoints = new AtomicLong();
     private final BackgroundCheckpoint background;
+    private volatile IntConsumer groupSizes = size -> { };
     private boolean stopped; // guarded by queue: nothing is queued after STOP
 
     // the writer thread's own
@@ -131,6 +132,11 @@ public final class SqliteGroupCommit implements LedgerWriter {
             }
             throw new SQLException("ledger write failed: " + cause, cause);
         }
+    }
+
+    /** Where the size of each group committed is reported ({@code relay_ledger_group_size} in /metrics). */
+    public void reportGroupSizes(IntConsumer sizes) {
+        this.groupSizes = sizes;
     }
 
     /** Transactions committed, and the writes they held: their ratio is the mean group size. */
@@ -210,6 +216,7 @@ public final class SqliteGroupCommit implements LedgerWriter {
         }
         commits.incrementAndGet();
         writes.addAndGet(group.size());
+        groupSizes.accept(group.size());
         for (int i = 0; i < group.size(); i++) {
             if (failures[i] != null) {
                 group.get(i).result().completeExceptionally(failures[i]);

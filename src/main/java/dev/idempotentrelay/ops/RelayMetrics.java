@@ -2,6 +2,7 @@ package dev.idempotentrelay.ops;
 
 import dev.idempotentrelay.ledger.LedgerStates;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -28,6 +29,8 @@ import java.util.function.BooleanSupplier;
  * and DONE is not counted;</li>
  * <li>{@code relay_ledger_failed_at_cap_rows}: FAILED rows at the attempts cap, which wait for a person;</li>
  * <li>{@code relay_ledger_bytes}: the ledger's size on disk, as the database reports it;</li>
+ * <li>{@code relay_ledger_group_size}: the writes committed together by the group-commit writer (SQLite, PostgreSQL), a
+ * histogram of one sample per commit: its sum over its count is the mean group;</li>
  * <li>{@code relay_setting{name}}: the timing settings the relay runs with (seconds, or a count), so that alert rules
  * compare ages with them whatever the configuration;</li>
  * <li>{@code relay_state_transitions_total{from,to}}: ledger rows moved from one state to another
@@ -61,6 +64,9 @@ public class RelayMetrics {
     private final AtomicLong ledgerBytes = new AtomicLong();
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final DistributionSummary ledgerGroups = DistributionSummary.builder("relay.ledger.group.size")
+            .description("Ledger writes committed together in one transaction by the group-commit writer, one sample per commit")
+            .serviceLevelObjectives(1, 2, 4, 8, 16, 32, 64, 128, 256, 512).register(registry);
 
     public RelayMetrics() {
         for (String state : LedgerStates.UNDECIDED) {
@@ -112,6 +118,11 @@ public class RelayMetrics {
                 .serviceLevelObjectives(CORE_CALL_BUCKETS)
                 .register(registry));
         timer.record(millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** A commit of the group-commit writer, and how many writes it held. */
+    public void ledgerGroup(int writes) {
+        ledgerGroups.record(writes);
     }
 
     public void jobRun(String job) {
