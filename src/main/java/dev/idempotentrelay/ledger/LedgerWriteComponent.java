@@ -12,7 +12,9 @@ import org.apache.camel.component.sql.SqlEndpoint;
  * <ul>
  * <li>on SQLite with group commit, {@link SqliteGroupCommit}, which commits the writes of concurrent exchanges
  * together ({@link HandedOffWriteProducer});</li>
- * <li>on PostgreSQL, {@link BoundedPoolWriter}: every write commits alone on the pool, and its caller waits at most
+ * <li>on PostgreSQL, {@link PostgresGroupCommit}, which commits the claims and records of concurrent exchanges
+ * together, or with relay.db.postgresql.group-commit=false {@link BoundedPoolWriter}, which commits each write alone
+ * on the pool; either way its caller waits at most
  * {@code relay.db.connect-wait-ms} for a commit that came back plainly;</li>
  * <li>otherwise ({@code relay.db.group-commit=false} on SQLite), camel-sql itself, on the pool: every write commits
  * alone.</li>

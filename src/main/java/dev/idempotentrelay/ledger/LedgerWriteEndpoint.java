@@ -10,7 +10,7 @@ import org.apache.camel.support.service.ServiceHelper;
 /**
  * A {@code ledger-write:} endpoint: one write statement of a SQL file, as the {@link SqlEndpoint} camel-sql made of
  * it, run by the component's {@link LedgerWriter} when there is one ({@link SqliteGroupCommit} on SQLite,
- * {@link BoundedPoolWriter} on PostgreSQL), else by camel-sql's own producer. A producer only; one statement per
+ * {@link PostgresGroupCommit} on PostgreSQL), else by camel-sql's own producer. A producer only; one statement per
  * exchange (no batch, no SQL from the body).
  */
 public class LedgerWriteEndpoint extends DefaultEndpoint {
