@@ -176,51 +176,23 @@ echo "$cpu0 $cpu1 $((t1 - t0)) $n $(getconf CLK_TCK)" | awk '{ printf "  CPU whi
 statements floor "$n"
 ;; esac
 
-case " $RUNS " in *" old-1 "*)
-[ -n "${OLD:-}" ] || { echo "old-1 needs OLD=the jar of the earlier build"; exit 2; }
-echo; echo "== old-1: one relay of $OLD on PostgreSQL, $CONNECTIONS connections"
-pg -c 'create database old1'
-pg -d old1 -c 'create extension pg_stat_statements'
-p0=$(posts)
-start_relay old1 "jdbc:postgresql://127.0.0.1:$pg_port/old1" "$OLD"; STATS_DB=old1 load "pg_rows old1" "$relay_port"
-kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
-echo "  ledger rows $(pg_rows old1), core POSTs $(( $(posts) - p0 ))"
-;; esac
-
-case " $RUNS " in *" pg-1 "*)
-echo; echo "== pg-1: one relay on PostgreSQL, $CONNECTIONS connections"
-pg -c 'create database pg1'
-pg -d pg1 -c 'create extension pg_stat_statements'
-pg -c "select pg_stat_reset_shared('wal')" > /dev/null
-p0=$(posts)
-start_relay pg1 "jdbc:postgresql://127.0.0.1:$pg_port/pg1"; STATS_DB=pg1 load "pg_rows pg1" "$relay_port"
-kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
-echo "  ledger rows $(pg_rows pg1), core POSTs $(( $(posts) - p0 ))"
-echo "  PostgreSQL: $(wal pg1)"
-;; esac
-
-case " $RUNS " in *" old-2 "*)
-[ -n "${OLD:-}" ] || { echo "old-2 needs OLD=the jar of the earlier build"; exit 2; }
-echo; echo "== old-2: two relays of $OLD on one PostgreSQL database, $CONNECTIONS connections split between them"
-pg -c 'create database old2'
-pg -d old2 -c 'create extension pg_stat_statements'
-p0=$(posts)
-start_relay old2a "jdbc:postgresql://127.0.0.1:$pg_port/old2" "$OLD"; port_a=$relay_port
-start_relay old2b "jdbc:postgresql://127.0.0.1:$pg_port/old2" "$OLD"; port_b=$relay_port
-STATS_DB=old2 load "pg_rows old2" "$port_a" "$port_b"
-kill "${pids[-1]}" "${pids[-2]}"; wait "${pids[-1]}" "${pids[-2]}" 2>/dev/null || true
-echo "  ledger rows $(pg_rows old2), core POSTs $(( $(posts) - p0 ))"
-;; esac
-
-case " $RUNS " in *" pg-2 "*)
-echo; echo "== pg-2: two relays on one PostgreSQL database, $CONNECTIONS connections split between them"
-pg -c 'create database pg2'
-pg -d pg2 -c 'create extension pg_stat_statements'
-pg -c "select pg_stat_reset_shared('wal')" > /dev/null
-p0=$(posts)
-start_relay pg2a "jdbc:postgresql://127.0.0.1:$pg_port/pg2"; port_a=$relay_port
-start_relay pg2b "jdbc:postgresql://127.0.0.1:$pg_port/pg2"; port_b=$relay_port
-STATS_DB=pg2 load "pg_rows pg2" "$port_a" "$port_b"
-echo "  ledger rows $(pg_rows pg2), core POSTs $(( $(posts) - p0 ))"
-echo "  PostgreSQL: $(wal pg2)"
-;; esac
+relays_on_postgres() { # run relays [jar]: a fresh database, that many relays of the jar (this build's without one) on it,
+  # the connections split between them; throughput, CPU, statements, then the ledger's rows against the core's POSTs
+  local run=$1 n=$2 jar=${3:-} db=${1/-/} ports=() i
+  echo; echo "== $run: $n relay(s)${jar:+ of $jar} on one PostgreSQL database, $CONNECTIONS connections split between them"
+  pg -c "create database $db"
+  pg -d "$db" -c 'create extension pg_stat_statements'
+  pg -c "select pg_stat_reset_shared('wal')" > /dev/null
+  p0=$(posts)
+  for i in $(seq 1 "$n"); do start_relay "$db-$i" "jdbc:postgresql://127.0.0.1:$pg_port/$db" "$jar"; ports+=("$relay_port"); done
+  STATS_DB=$db load "pg_rows $db" "${ports[@]}"
+  for i in $(seq 1 "$n"); do kill "${pids[-$i]}"; done; for i in $(seq 1 "$n"); do wait "${pids[-$i]}" 2>/dev/null || true; done
+  echo "  ledger rows $(pg_rows "$db"), core POSTs $(( $(posts) - p0 ))"
+  echo "  PostgreSQL: $(wal "$db")"
+}
+for run in old-1 pg-1 old-2 pg-2; do
+  case " $RUNS " in *" $run "*)
+    case $run in old-*) [ -n "${OLD:-}" ] || { echo "$run needs OLD=the jar of the earlier build"; exit 2; }; jar=$OLD ;; *) jar= ;; esac
+    relays_on_postgres "$run" "${run#*-}" "$jar" ;;
+  esac
+done

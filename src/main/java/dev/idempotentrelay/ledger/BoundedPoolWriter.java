@@ -92,12 +92,7 @@ public final class BoundedPoolWriter implements LedgerWriter {
             Thread.currentThread().interrupt();
             throw new SQLException("interrupted while waiting for the ledger's commit", e);
         } catch (ExecutionException e) {
-            // a new exception, so that the caller's stack is in it; the database's message, state and code kept
-            Throwable cause = e.getCause();
-            if (cause instanceof SQLException failure) {
-                throw new SQLException(failure.getMessage(), failure.getSQLState(), failure.getErrorCode(), failure);
-            }
-            throw new SQLException("ledger write failed: " + cause, cause);
+            throw LedgerWriter.failureOf(e);
         }
     }
 

@@ -21,16 +21,20 @@ import org.apache.camel.support.DefaultProducer;
 final class HandedOffWriteProducer extends DefaultProducer {
 
     private final SqlEndpoint statement;
+    private final SqlEndpoint group;
     private final LedgerWriter writer;
     private final SqlPrepareStatementStrategy strategy;
     private final Long commitWaitMs;
     private String query;
     /** Where the statement's {@code :#guid} stands among its values, or -1: the writer orders a group's writes by it. */
     private int guidAt = -1;
+    /** The statement of a group of these writes, with {@code ?} markers, or null. */
+    private String groupSql;
 
-    HandedOffWriteProducer(LedgerWriteEndpoint endpoint, SqlEndpoint statement, LedgerWriter writer, Long commitWaitMs) {
+    HandedOffWriteProducer(LedgerWriteEndpoint endpoint, SqlEndpoint statement, SqlEndpoint group, LedgerWriter writer, Long commitWaitMs) {
         super(endpoint);
         this.statement = statement;
+        this.group = group;
         this.writer = writer;
         this.commitWaitMs = commitWaitMs;
         // LedgerSqlComponent gives every endpoint ParsedNamedParameters; camel-sql's default otherwise, as its producer
@@ -46,6 +50,10 @@ final class HandedOffWriteProducer extends DefaultProducer {
                 statement.isUsePlaceholder() ? statement.getPlaceholder() : null);
         if (strategy instanceof ParsedNamedParameters parsed && statement.isAllowNamedParameters()) {
             guidAt = parsed.position(query, "guid");
+            if (group != null) {
+                String text = SqlHelper.resolveQuery(getEndpoint().getCamelContext(), group.getQuery(), null);
+                groupSql = parsed.prepareQuery(text, true, null);
+            }
         }
     }
 
@@ -65,7 +73,7 @@ final class HandedOffWriteProducer extends DefaultProducer {
             count = writer.write(prepared, values, strategy, commitWaitMs);
         } else {
             Object guid = guidAt >= 0 && guidAt < values.size() ? values.get(guidAt) : null;
-            count = writer.write(prepared, values, strategy, guid == null ? null : guid.toString());
+            count = writer.write(prepared, values, strategy, guid == null ? null : guid.toString(), groupSql);
         }
         exchange.getIn().setHeader(SqlConstants.SQL_UPDATE_COUNT, count);
     }

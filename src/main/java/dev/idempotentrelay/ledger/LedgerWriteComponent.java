@@ -1,6 +1,8 @@
 package dev.idempotentrelay.ledger;
 
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.camel.Endpoint;
 import org.apache.camel.component.sql.SqlEndpoint;
 
@@ -19,6 +21,9 @@ import org.apache.camel.component.sql.SqlEndpoint;
  * <li>otherwise ({@code relay.db.group-commit=false} on SQLite), camel-sql itself, on the pool: every write commits
  * alone.</li>
  * </ul>
+ * An endpoint's {@code groupedAs} option names the statement that runs a group of its writes at once where the writer
+ * groups them (PostgreSQL): a SQL file whose parameters are the statement's, in the same order, each an array, and that
+ * returns the GUIDs it changed ({@code sql/postgresql/claim-new-guids.sql}). Elsewhere it is not used.
  * An endpoint's {@code commitWaitMs} option is the most its caller waits for a commit where the writer bounds the wait
  * (PostgreSQL): the timed work's batches set it to {@code relay.jobs.commit-wait-ms}, claims keep the writer's bound.
  * The component stops its writer when Camel stops it, after the routes.
@@ -47,8 +52,18 @@ public class LedgerWriteComponent extends LedgerSqlComponent {
         if (commitWaitMs != null && commitWaitMs < 1) {
             throw new IllegalArgumentException(uri + ": commitWaitMs must be at least 1, not " + commitWaitMs);
         }
+        String groupedAs = getAndRemoveParameter(parameters, "groupedAs", String.class);
         SqlEndpoint statement = (SqlEndpoint) super.createEndpoint(uri, remaining, parameters);
-        return new LedgerWriteEndpoint(uri, this, statement, writer, commitWaitMs);
+        SqlEndpoint group = null;
+        if (groupedAs != null && writer instanceof PostgresGroupCommit) {
+            group = (SqlEndpoint) super.createEndpoint("ledger-write:" + groupedAs, groupedAs, new HashMap<>());
+            ParsedNamedParameters names = (ParsedNamedParameters) statement.getPrepareStatementStrategy();
+            if (!Objects.equals(names.names(statement.getQuery()), names.names(group.getQuery()))) {
+                throw new IllegalArgumentException(uri + ": groupedAs " + groupedAs + " must take the parameters of the statement, "
+                        + names.names(statement.getQuery()) + ", in that order, not " + names.names(group.getQuery()));
+            }
+        }
+        return new LedgerWriteEndpoint(uri, this, statement, group, writer, commitWaitMs);
     }
 
     @Override

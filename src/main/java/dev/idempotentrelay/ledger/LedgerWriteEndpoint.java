@@ -16,16 +16,22 @@ import org.apache.camel.support.service.ServiceHelper;
 public class LedgerWriteEndpoint extends DefaultEndpoint {
 
     private final SqlEndpoint statement;
+    private final SqlEndpoint group;
     private final LedgerWriter writer;
     private final Long commitWaitMs;
 
-    /** @param commitWaitMs the most a caller waits for a commit where the writer bounds it, or null for the writer's bound */
-    LedgerWriteEndpoint(String uri, LedgerWriteComponent component, SqlEndpoint statement, LedgerWriter writer, Long commitWaitMs) {
+    /**
+     * @param group the statement of a group of these writes (option groupedAs), or null
+     * @param commitWaitMs the most a caller waits for a commit where the writer bounds it, or null for the writer's bound
+     */
+    LedgerWriteEndpoint(String uri, LedgerWriteComponent component, SqlEndpoint statement, SqlEndpoint group, LedgerWriter writer,
+            Long commitWaitMs) {
         super(uri, component);
         if (statement.isBatch() || statement.isUseMessageBodyForSql()) {
             throw new IllegalArgumentException(uri + ": a ledger write is one statement of its SQL file (no batch, no SQL from the body)");
         }
         this.statement = statement;
+        this.group = group;
         this.writer = writer;
         this.commitWaitMs = commitWaitMs;
     }
@@ -37,7 +43,7 @@ public class LedgerWriteEndpoint extends DefaultEndpoint {
 
     @Override
     public Producer createProducer() throws Exception {
-        return writer != null ? new HandedOffWriteProducer(this, statement, writer, commitWaitMs) : statement.createProducer();
+        return writer != null ? new HandedOffWriteProducer(this, statement, group, writer, commitWaitMs) : statement.createProducer();
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.idempotentrelay.ledger;
 
 import java.sql.SQLException;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import org.apache.camel.component.sql.SqlPrepareStatementStrategy;
 
 /**
@@ -39,9 +40,32 @@ public interface LedgerWriter extends AutoCloseable {
      * @param guid the value of the statement's {@code :#guid}, or null when it has none
      */
     default int write(String sql, List<?> values, SqlPrepareStatementStrategy binder, String guid) throws SQLException {
+        return write(sql, values, binder, guid, null);
+    }
+
+    /**
+     * The same, with the statement that runs a group of such writes at once, where the writer groups them
+     * ({@link PostgresGroupCommit}); the others run it as {@link #write}.
+     *
+     * @param groupSql the group's statement with {@code ?} markers: the same parameters in the same order, each an
+     *     array of the group's values, returning the GUIDs it changed; or null, when the writes run one by one
+     */
+    default int write(String sql, List<?> values, SqlPrepareStatementStrategy binder, String guid, String groupSql) throws SQLException {
         return write(sql, values, binder);
     }
 
     @Override
     void close() throws SQLException;
+
+    /**
+     * What a caller throws when the write it waited for failed on the writer's thread: a new exception, so that the
+     * caller's stack is in it, with the database's message, SQLSTATE and code kept.
+     */
+    static SQLException failureOf(ExecutionException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof SQLException failure) {
+            return new SQLException(failure.getMessage(), failure.getSQLState(), failure.getErrorCode(), failure);
+        }
+        return new SQLException("ledger write failed: " + cause, cause);
+    }
 }

@@ -43,6 +43,12 @@ public class ParsedNamedParameters extends DefaultSqlPrepareStatementStrategy {
         return parsed == null ? 0 : parsed.names().size();
     }
 
+    /** The statement's parameter names in order, or null when it is left to camel-sql's own strategy. */
+    public List<String> names(String query) throws SQLException {
+        Parsed parsed = parsed(query);
+        return parsed == null ? null : parsed.names();
+    }
+
     /** Where the parameter {@code name} stands among the statement's values, or -1 when it has none (or is not parsed here). */
     public int position(String query, String name) throws SQLException {
         Parsed parsed = parsed(query);

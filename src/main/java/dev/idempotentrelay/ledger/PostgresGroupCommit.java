@@ -1,16 +1,19 @@
 package dev.idempotentrelay.ledger;
 
-import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Array;
 import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -32,10 +35,15 @@ import org.slf4j.LoggerFactory;
  * connection of its own from the pool, take what the exchanges queued (at most {@code maxGroup}, waiting up to
  * {@code waitMicros} for more after the first), and run it:
  * <ul>
- * <li>in a fixed order, by GUID (then by statement), so that two groups, of this relay or of another on the same
- * ledger, take their row locks in the same order and cannot deadlock;</li>
- * <li>as one JDBC batch per run of the same statement: each write's own update count comes back, so a claim of a GUID
- * that is already in the ledger, or twice in the group, is claimed once and the others get 0, as alone;</li>
+ * <li>in a fixed order, by statement and then by GUID, so that two groups, of this relay or of another on the same
+ * ledger, take the row locks of a statement in the same order and cannot deadlock (the rows that two statements of the
+ * channel path could both wait for are claims of the same GUID, by the same statement; a record changes the SENT row
+ * of its own relay's claim);</li>
+ * <li>the writes of one statement at once, in the statement the endpoint names for a group ({@code groupedAs}: the
+ * claims in {@code sql/postgresql/claim-new-guids.sql}, the records in {@code record-dones.sql}), each parameter an array
+ * of the group's values, the GUIDs it changed returned; other statements as one JDBC batch. Either way each write gets
+ * its own update count, so a claim of a GUID that is already in the ledger, or twice in the group, is claimed once and
+ * the others get 0, as alone;</li>
  * <li>on server-side prepared statements, kept by the writer per connection;</li>
  * <li>then committed; each caller gets its update count only once the commit came back plainly.</li>
  * </ul>
@@ -54,6 +62,11 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * The timed work's batches, which name a commit wait of their own, are not grouped: they go to a {@link
  * BoundedPoolWriter} as before, each a statement of thousands of rows.
+ * <p>
+ * Measured against one commit per write (the build of 510ad6f), one relay at 32 connections on 2 cores, five rounds:
+ * 2.16x the transfers a second (medians 1,253 and 2,701), 232 to 306 µs of the server's CPU per transfer against 513 to
+ * 886, 0.25 transactions per transfer against 2 ({@code OLD=old.jar RUNS="old-1 pg-1" scripts/bench-postgres.sh},
+ * docs/performance.md, "Group commit on PostgreSQL").
  */
 public final class PostgresGroupCommit implements LedgerWriter {
 
@@ -65,22 +78,25 @@ public final class PostgresGroupCommit implements LedgerWriter {
         final List<?> values;
         final SqlPrepareStatementStrategy binder;
         final String guid;
+        /** The statement of a run of such writes at once (the endpoint's groupedAs), or null. */
+        final String groupSql;
         final CompletableFuture<Integer> result = new CompletableFuture<>();
         /** Set once, by the writer that runs it or by the caller that stopped waiting: whoever sets it decides. */
         final AtomicBoolean taken = new AtomicBoolean();
 
-        Write(String sql, List<?> values, SqlPrepareStatementStrategy binder, String guid) {
+        Write(String sql, List<?> values, SqlPrepareStatementStrategy binder, String guid, String groupSql) {
             this.sql = sql;
             this.values = values;
             this.binder = binder;
             this.guid = guid == null ? "" : guid;
+            this.groupSql = guid == null ? null : groupSql;
         }
     }
 
-    /** The order of a group: by GUID, then by statement (a GUID twice, or the same GUID changed by two statements). */
-    static final Comparator<Write> LOCK_ORDER = Comparator.<Write, String>comparing(w -> w.guid).thenComparing(w -> w.sql);
+    /** The order of a group: by statement, then by GUID (a GUID twice keeps the order in which its writes came). */
+    static final Comparator<Write> LOCK_ORDER = Comparator.<Write, String>comparing(w -> w.sql).thenComparing(w -> w.guid);
 
-    private static final Write STOP = new Write(null, null, null, null);
+    private static final Write STOP = new Write(null, null, null, null, null);
 
     private final DataSource pool;
     private final long boundMs;
@@ -92,6 +108,7 @@ public final class PostgresGroupCommit implements LedgerWriter {
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong rolledBack = new AtomicLong();
+    private final AtomicLong atOnce = new AtomicLong();
     private volatile IntConsumer groupSizes = size -> { };
     private boolean stopped; // guarded by queue
 
@@ -130,6 +147,11 @@ public final class PostgresGroupCommit implements LedgerWriter {
         return new long[] {commits.get(), writes.get()};
     }
 
+    /** Runs of a group's writes that went in one statement of the group (groupedAs), not one by one. */
+    public long runsAtOnce() {
+        return atOnce.get();
+    }
+
     /** Groups rolled back for a statement that failed, whose writes then ran each alone. */
     public long rolledBack() {
         return rolledBack.get();
@@ -137,13 +159,13 @@ public final class PostgresGroupCommit implements LedgerWriter {
 
     @Override
     public int write(String sql, List<?> values, SqlPrepareStatementStrategy binder) throws SQLException {
-        return write(sql, values, binder, (String) null);
+        return write(sql, values, binder, null, null);
     }
 
     @Override
-    public int write(String sql, List<?> values, SqlPrepareStatementStrategy binder, String guid) throws SQLException {
+    public int write(String sql, List<?> values, SqlPrepareStatementStrategy binder, String guid, String groupSql) throws SQLException {
         long start = System.nanoTime();
-        Write write = new Write(sql, values, binder, guid);
+        Write write = new Write(sql, values, binder, guid, groupSql);
         synchronized (queue) {
             if (stopped) {
                 throw new SQLException("the ledger writer is stopped");
@@ -162,12 +184,7 @@ public final class PostgresGroupCommit implements LedgerWriter {
             Thread.currentThread().interrupt();
             throw new SQLException("interrupted while waiting for the ledger's commit", e);
         } catch (ExecutionException e) {
-            // a new exception, so that the caller's stack is in it; the database's message, state and code kept
-            Throwable cause = e.getCause();
-            if (cause instanceof SQLException failure) {
-                throw new SQLException(failure.getMessage(), failure.getSQLState(), failure.getErrorCode(), failure);
-            }
-            throw new SQLException("ledger write failed: " + cause, cause);
+            throw LedgerWriter.failureOf(e);
         }
     }
 
@@ -195,7 +212,14 @@ public final class PostgresGroupCommit implements LedgerWriter {
                 group.removeIf(w -> !w.taken.compareAndSet(false, true)); // callers that stopped waiting: never run
                 if (!group.isEmpty()) {
                     group.sort(LOCK_ORDER);
-                    commit(group, connection, statements);
+                    try {
+                        commit(group, connection, statements);
+                    } catch (RuntimeException | Error e) {
+                        // whatever happened, the writer goes on: its callers fail, its connection is given up
+                        LOG.error("a group of {} ledger writes failed unexpectedly", group.size(), e);
+                        giveUp(connection, statements, true);
+                        fail(group, e);
+                    }
                 }
                 if (stop) {
                     queue.add(STOP);
@@ -259,9 +283,7 @@ public final class PostgresGroupCommit implements LedgerWriter {
             return;
         }
         try {
-            c.commit();
-            BoundedPoolWriter.requireNoWarning(c.getWarnings());
-            c.clearWarnings();
+            commitPlainly(c);
         } catch (SQLException | RuntimeException e) {
             LOG.error("ledger commit of a group of {} writes failed or is unknown, none is taken as committed: {}", group.size(), e.getMessage());
             giveUp(connection, statements, true);
@@ -291,9 +313,7 @@ public final class PostgresGroupCommit implements LedgerWriter {
             return;
         }
         try {
-            c.commit();
-            BoundedPoolWriter.requireNoWarning(c.getWarnings());
-            c.clearWarnings();
+            commitPlainly(c);
         } catch (SQLException | RuntimeException e) {
             giveUp(connection, statements, true);
             write.result.completeExceptionally(e);
@@ -305,8 +325,15 @@ public final class PostgresGroupCommit implements LedgerWriter {
         write.result.complete(count[0]);
     }
 
+    /** The commit, taken only when it came back plainly: a warning (a cancelled wait for a synchronous standby) fails it. */
+    private static void commitPlainly(Connection c) throws SQLException {
+        c.commit();
+        BoundedPoolWriter.requireNoWarning(c.getWarnings());
+        c.clearWarnings();
+    }
+
     /** The writes from {@code from} to {@code to}, one JDBC batch per run of the same statement; their counts into counts. */
-    private static void run(Connection c, List<Write> group, int from, int to, int[] counts, Map<String, PreparedStatement> statements)
+    private void run(Connection c, List<Write> group, int from, int to, int[] counts, Map<String, PreparedStatement> statements)
             throws SQLException {
         int i = from;
         while (i < to) {
@@ -315,13 +342,13 @@ public final class PostgresGroupCommit implements LedgerWriter {
             while (end < to && group.get(end).sql.equals(sql)) {
                 end++;
             }
-            PreparedStatement statement = statements.get(sql);
-            if (statement == null) {
-                statement = c.prepareStatement(sql);
-                // a server-side prepared statement from its first use (the driver's default waits for the fifth)
-                statement.unwrap(PGStatement.class).setPrepareThreshold(1);
-                statements.put(sql, statement);
+            String groupSql = group.get(i).groupSql;
+            if (end - i > 1 && groupSql != null && runAtOnce(c, group, i, end, counts, prepared(c, groupSql, statements))) {
+                atOnce.incrementAndGet();
+                i = end;
+                continue;
             }
+            PreparedStatement statement = prepared(c, sql, statements);
             if (end - i == 1) {
                 Write write = group.get(i);
                 write.binder.populateStatement(statement, write.values.iterator(), write.values.size());
@@ -345,6 +372,78 @@ public final class PostgresGroupCommit implements LedgerWriter {
         }
     }
 
+    /** The writer's prepared statement of this SQL on its connection: server-side from its first use (the driver waits for the fifth). */
+    private static PreparedStatement prepared(Connection c, String sql, Map<String, PreparedStatement> statements) throws SQLException {
+        PreparedStatement statement = statements.get(sql);
+        if (statement == null) {
+            statement = c.prepareStatement(sql);
+            statement.unwrap(PGStatement.class).setPrepareThreshold(1);
+            statements.put(sql, statement);
+        }
+        return statement;
+    }
+
+    /**
+     * The writes from {@code from} to {@code to} (the same statement) as one statement of the group: each parameter an
+     * array of their values, in the group's order; of the GUIDs it returns, each is the change of its first write (1),
+     * every other write changed nothing (0), as each would alone. False, with nothing run, when a parameter's values are
+     * of a type this does not make arrays of: the writes then run one by one.
+     */
+    private static boolean runAtOnce(Connection c, List<Write> group, int from, int to, int[] counts, PreparedStatement statement)
+            throws SQLException {
+        int parameters = group.get(from).values.size();
+        for (int p = 0; p < parameters; p++) {
+            Array column = column(c, group, from, to, p);
+            if (column == null) {
+                return false;
+            }
+            statement.setArray(p + 1, column);
+        }
+        Set<String> changed = new HashSet<>();
+        try (ResultSet rows = statement.executeQuery()) {
+            while (rows.next()) {
+                changed.add(rows.getString(1));
+            }
+        }
+        for (int k = from; k < to; k++) {
+            counts[k] = changed.remove(group.get(k).guid) ? 1 : 0;
+        }
+        return true;
+    }
+
+    /** The values of parameter {@code p} of the writes from {@code from} to {@code to}, as a SQL array, or null. */
+    private static Array column(Connection c, List<Write> group, int from, int to, int p) throws SQLException {
+        Object first = null;
+        for (int k = from; k < to && first == null; k++) {
+            first = group.get(k).values.get(p);
+        }
+        Object[] values;
+        String type;
+        if (first == null || first instanceof String) {
+            values = new String[to - from];
+            type = "varchar";
+        } else if (first instanceof byte[]) {
+            values = new byte[to - from][];
+            type = "bytea";
+        } else if (first instanceof Integer) {
+            values = new Integer[to - from];
+            type = "int4";
+        } else if (first instanceof Long) {
+            values = new Long[to - from];
+            type = "int8";
+        } else {
+            return null;
+        }
+        for (int k = from; k < to; k++) {
+            Object value = group.get(k).values.get(p);
+            if (value != null && !values.getClass().getComponentType().isInstance(value)) {
+                return null;
+            }
+            values[k - from] = value;
+        }
+        return c.createArrayOf(type, values);
+    }
+
     /** The writer's connection: the one it has, or one from the pool, out of autocommit. */
     private Connection connection(Connection[] connection) throws SQLException {
         if (connection[0] == null) {
@@ -352,7 +451,7 @@ public final class PostgresGroupCommit implements LedgerWriter {
             try {
                 c.setAutoCommit(false);
             } catch (SQLException e) {
-                discard(c);
+                WriterConnections.discard(pool, c);
                 throw e;
             }
             connection[0] = c;
@@ -381,21 +480,14 @@ public final class PostgresGroupCommit implements LedgerWriter {
 
     /** The writer's connection given up: its statements closed, the connection evicted (failed) or handed back. */
     private void giveUp(Connection[] connection, Map<String, PreparedStatement> statements, boolean failed) {
-        for (PreparedStatement statement : statements.values()) {
-            try {
-                statement.close();
-            } catch (SQLException e) {
-                LOG.debug("close of a statement: {}", e.getMessage());
-            }
-        }
-        statements.clear();
+        WriterConnections.closeStatements(statements);
         Connection c = connection[0];
         connection[0] = null;
         if (c == null) {
             return;
         }
         if (failed) {
-            discard(c);
+            WriterConnections.discard(pool, c);
             return;
         }
         try {
@@ -403,23 +495,11 @@ public final class PostgresGroupCommit implements LedgerWriter {
             c.setAutoCommit(true);
             c.close();
         } catch (SQLException e) {
-            discard(c);
+            WriterConnections.discard(pool, c);
         }
     }
 
-    private void discard(Connection c) {
-        if (pool instanceof HikariDataSource hikari) {
-            hikari.evictConnection(c);
-        } else {
-            try {
-                c.close();
-            } catch (SQLException e) {
-                LOG.debug("close of the failed connection: {}", e.getMessage());
-            }
-        }
-    }
-
-    private static void fail(List<Write> group, Exception e) {
+    private static void fail(List<Write> group, Throwable e) {
         for (Write write : group) {
             write.result.completeExceptionally(e);
         }

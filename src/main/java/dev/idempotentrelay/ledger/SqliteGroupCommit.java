@@ -125,12 +125,7 @@ public final class SqliteGroupCommit implements LedgerWriter {
             Thread.currentThread().interrupt();
             throw new SQLException("interrupted while waiting for the ledger commit", e);
         } catch (ExecutionException e) {
-            // a new exception, so that the caller's stack is in it; the database's message, state and code kept
-            Throwable cause = e.getCause();
-            if (cause instanceof SQLException failure) {
-                throw new SQLException(failure.getMessage(), failure.getSQLState(), failure.getErrorCode(), failure);
-            }
-            throw new SQLException("ledger write failed: " + cause, cause);
+            throw LedgerWriter.failureOf(e);
         }
     }
 
@@ -290,26 +285,13 @@ public final class SqliteGroupCommit implements LedgerWriter {
                 connection = c;
             } catch (SQLException e) {
                 failure = e;
-                discard(c);
+                WriterConnections.discard(pool, c);
             }
         }
         if (connection == null) {
             throw failure;
         }
         return connection;
-    }
-
-    /** A connection that failed, evicted from the pool (closed, where the pool is not HikariCP). */
-    private void discard(Connection c) {
-        if (pool instanceof HikariDataSource hikari) {
-            hikari.evictConnection(c);
-        } else {
-            try {
-                c.close();
-            } catch (SQLException e) {
-                LOG.debug("close of the failed connection: {}", e.getMessage());
-            }
-        }
     }
 
     /** The writer's prepared statement for this SQL (prepared once per connection), bound to this write's values. */
@@ -352,19 +334,8 @@ public final class SqliteGroupCommit implements LedgerWriter {
             // none left: SQLite ended it itself, or the connection is broken
             LOG.debug("rollback of the failed group: {}", e.getMessage());
         }
-        closeStatements();
-        discard(c);
-    }
-
-    private void closeStatements() {
-        for (PreparedStatement statement : statements.values()) {
-            try {
-                statement.close();
-            } catch (SQLException e) {
-                LOG.debug("close of a statement: {}", e.getMessage());
-            }
-        }
-        statements.clear();
+        WriterConnections.closeStatements(statements);
+        WriterConnections.discard(pool, c);
     }
 
     /** Commits what was queued before it, fails any write that comes later, and gives the connection back to the pool. */
@@ -384,7 +355,7 @@ public final class SqliteGroupCommit implements LedgerWriter {
         }
         background.close();
         if (!thread.isAlive()) {
-            closeStatements();
+            WriterConnections.closeStatements(statements);
             if (connection != null) {
                 // as SQLite's automatic checkpoint would: its own, which it runs when the last connection closes, is
                 // not run while the pool keeps readers open; the ledger file is then whole without its WAL

@@ -36,6 +36,11 @@ class PostgresGroupCommitTest {
     /** The claim of sql/claim-new-guid.sql with its placeholders as on PostgreSQL, and a transfer code as a parameter. */
     private static final String CLAIM = "INSERT INTO tx (guid, tx_code, state, request, attempts, created_at, updated_at, relay, cause) "
             + "VALUES (?, ?, 'SENT', ?, 1, '2026-12-06 00:00:00', '2026-12-06 00:00:00', 'test', 'channel') ON CONFLICT (guid) DO NOTHING";
+    /** The claims of a group at once, as sql/postgresql/claim-new-guids.sql makes them: the claim's parameters as arrays. */
+    private static final String CLAIMS = "INSERT INTO tx (guid, tx_code, state, request, attempts, created_at, updated_at, relay, cause) "
+            + "SELECT u.guid, u.tx_code, 'SENT', u.request, 1, '2026-12-06 00:00:00', '2026-12-06 00:00:00', 'test', 'channel' "
+            + "FROM unnest(?::varchar[], ?::varchar[], ?::bytea[]) WITH ORDINALITY AS u(guid, tx_code, request, n) ORDER BY u.guid, u.n "
+            + "ON CONFLICT (guid) DO NOTHING RETURNING guid";
     private static final String BUMP = "UPDATE tx SET attempts = attempts + 1, relay = ? WHERE guid = ?";
     private static final SqlPrepareStatementStrategy BINDER = new DefaultSqlPrepareStatementStrategy();
 
@@ -69,7 +74,12 @@ class PostgresGroupCommitTest {
     }
 
     private Future<Integer> claim(PostgresGroupCommit writer, String guid, String txCode) {
-        return callers.submit(() -> writer.write(CLAIM, List.of(guid, txCode, new byte[] {1}), BINDER, guid));
+        return claim(writer, guid, txCode, null);
+    }
+
+    /** A claim that the writer runs with the others of its group in {@code groupSql} (CLAIMS), or one by one (null). */
+    private Future<Integer> claim(PostgresGroupCommit writer, String guid, String txCode, String groupSql) {
+        return callers.submit(() -> writer.write(CLAIM, List.of(guid, txCode, new byte[] {1}), BINDER, guid, groupSql));
     }
 
     private String query(String sql) throws Exception {
@@ -90,6 +100,16 @@ class PostgresGroupCommitTest {
 
     @Test
     void aGroupWithAGuidTwiceAndGuidsAlreadyInTheLedgerClaimsEachGuidOnce() throws Exception {
+        claimsEachGuidOnce(null);
+    }
+
+    @Test
+    void aGroupClaimedInOneStatementClaimsEachGuidOnceToo() throws Exception {
+        claimsEachGuidOnce(CLAIMS);
+    }
+
+    /** 36 new GUIDs, nine of them twice (transfer codes TR01 then TR02), and four GUIDs already in the ledger: one group. */
+    private void claimsEachGuidOnce(String groupSql) throws Exception {
         List<String> old = List.of("G-OLD-1", "G-OLD-2", "G-OLD-3", "G-OLD-4");
         for (String guid : old) {
             execute("INSERT INTO tx (guid, tx_code, state, request, attempts, created_at, updated_at) "
@@ -99,19 +119,24 @@ class PostgresGroupCommitTest {
         Map<String, List<Future<Integer>>> claims = new HashMap<>();
         for (int i = 0; i < 36; i++) {
             String guid = "G-NEW-" + i;
-            claims.computeIfAbsent(guid, g -> new ArrayList<>()).add(claim(writer, guid, "TR01"));
+            claims.computeIfAbsent(guid, g -> new ArrayList<>()).add(claim(writer, guid, "TR01", groupSql));
             if (i % 4 == 0) { // nine of them twice in the group
-                claims.get(guid).add(claim(writer, guid, "TR02"));
+                claims.get(guid).add(claim(writer, guid, "TR02", groupSql));
             }
         }
         for (String guid : old) {
-            claims.computeIfAbsent(guid, g -> new ArrayList<>()).add(claim(writer, guid, "TR01"));
+            claims.computeIfAbsent(guid, g -> new ArrayList<>()).add(claim(writer, guid, "TR01", groupSql));
         }
         int writes = 0;
         for (Map.Entry<String, List<Future<Integer>>> guid : claims.entrySet()) {
             int won = 0;
-            for (Future<Integer> claim : guid.getValue()) {
-                won += claim.get(30, TimeUnit.SECONDS);
+            for (int i = 0; i < guid.getValue().size(); i++) {
+                int count = guid.getValue().get(i).get(30, TimeUnit.SECONDS);
+                if (count == 1 && guid.getValue().size() == 2) {
+                    // the row holds the request of the claim told it won: the other is answered from that row
+                    assertEquals(i == 0 ? "TR01" : "TR02", query("SELECT tx_code FROM tx WHERE guid = '" + guid.getKey() + "'"));
+                }
+                won += count;
                 writes++;
             }
             assertEquals(guid.getKey().startsWith("G-OLD") ? 0 : 1, won, guid.getKey() + ": claims that won");
@@ -124,6 +149,7 @@ class PostgresGroupCommitTest {
         assertEquals("36", query("SELECT count(*) FROM tx_history WHERE from_state IS NULL AND guid LIKE 'G-NEW%'"));
         assertEquals("4", query("SELECT count(*) FROM tx_history WHERE guid LIKE 'G-OLD%'"), "only the rows' own inserts");
         assertEquals(0, writer.rolledBack());
+        assertEquals(groupSql == null ? 0 : 1, writer.runsAtOnce(), "runs of the group in its one statement");
     }
 
     @Test
@@ -188,13 +214,22 @@ class PostgresGroupCommitTest {
 
     @Test
     void aStatementThatFailsFailsItsWriteAloneAndTheOthersCommit() throws Exception {
+        failsAlone(null);
+    }
+
+    @Test
+    void aGroupStatementThatFailsFailsTheRefusedWriteAloneAndTheOthersCommit() throws Exception {
+        failsAlone(CLAIMS);
+    }
+
+    private void failsAlone(String groupSql) throws Exception {
         PostgresGroupCommit writer = writer(64);
         List<Future<Integer>> claims = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            claims.add(claim(writer, "G-" + i, "TR01"));
+            claims.add(claim(writer, "G-" + i, "TR01", groupSql));
         }
         // a transfer code longer than the column's VARCHAR(4): refused by the server, in the middle of the group
-        Future<Integer> refused = claim(writer, "G-2A", "TOOLONG");
+        Future<Integer> refused = claim(writer, "G-2A", "TOOLONG", groupSql);
         for (Future<Integer> claim : claims) {
             assertEquals(1, claim.get(30, TimeUnit.SECONDS));
         }
