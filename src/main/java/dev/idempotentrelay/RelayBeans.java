@@ -193,10 +193,8 @@ public class RelayBeans implements CamelConfiguration {
 
         // metrics: each named after the step that records it in the routes
         RelayMetrics metrics = new RelayMetrics();
-        if (writer instanceof PostgresGroupCommit groups) {
-            groups.reportGroupSizes(metrics::ledgerGroup);
-        } else if (writer instanceof SqliteGroupCommit groups) {
-            groups.reportGroupSizes(metrics::ledgerGroup);
+        if (writer != null) {
+            writer.reportGroupSizes(metrics::ledgerGroup);
         }
         CoreCallStatus coreCalls = new CoreCallStatus();
         beans.bind("relayMetrics", metrics);

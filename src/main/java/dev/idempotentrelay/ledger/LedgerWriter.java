@@ -3,6 +3,7 @@ package dev.idempotentrelay.ledger;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import java.util.function.IntConsumer;
 import org.apache.camel.component.sql.SqlPrepareStatementStrategy;
 
 /**
@@ -34,24 +35,20 @@ public interface LedgerWriter extends AutoCloseable {
     }
 
     /**
-     * The same, naming the GUID whose row the write changes, where the writer orders a group's row locks by it
-     * (PostgreSQL's {@link PostgresGroupCommit}); the others run it as {@link #write}.
+     * The same, naming the GUID whose row the write changes and the statement that runs a group of such writes at once,
+     * where the writer groups them and orders a group's row locks by GUID ({@link PostgresGroupCommit}); the others run
+     * it as {@link #write}.
      *
      * @param guid the value of the statement's {@code :#guid}, or null when it has none
-     */
-    default int write(String sql, List<?> values, SqlPrepareStatementStrategy binder, String guid) throws SQLException {
-        return write(sql, values, binder, guid, null);
-    }
-
-    /**
-     * The same, with the statement that runs a group of such writes at once, where the writer groups them
-     * ({@link PostgresGroupCommit}); the others run it as {@link #write}.
-     *
      * @param groupSql the group's statement with {@code ?} markers: the same parameters in the same order, each an
      *     array of the group's values, returning the GUIDs it changed; or null, when the writes run one by one
      */
     default int write(String sql, List<?> values, SqlPrepareStatementStrategy binder, String guid, String groupSql) throws SQLException {
         return write(sql, values, binder);
+    }
+
+    /** Where a writer that commits groups reports the size of each ({@code relay_ledger_group_size}); the others have none. */
+    default void reportGroupSizes(IntConsumer sizes) {
     }
 
     @Override

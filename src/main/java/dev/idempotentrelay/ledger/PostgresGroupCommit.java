@@ -137,7 +137,7 @@ public final class PostgresGroupCommit implements LedgerWriter {
         }
     }
 
-    /** Where the size of each group committed is reported ({@code relay_ledger_group_size} in /metrics). */
+    @Override
     public void reportGroupSizes(IntConsumer sizes) {
         this.groupSizes = sizes;
     }
@@ -253,32 +253,34 @@ public final class PostgresGroupCommit implements LedgerWriter {
         return false;
     }
 
-    /** One transaction for the group (see the class comment for what fails what). */
+    /**
+     * One transaction for the group (see the class comment for what fails what). A group of more than one whose statement
+     * failed on a connection that is still good is rolled back, and each of its writes runs again as a group of its own:
+     * a write that fails alone fails only its caller, and is not run again.
+     */
     private void commit(List<Write> group, Connection[] connection, Map<String, PreparedStatement> statements) {
         int[] counts = new int[group.size()];
         Connection c;
         try {
             c = connection(connection);
-        } catch (SQLException e) {
-            LOG.warn("no ledger connection for a group of {} writes: {}", group.size(), e.getMessage());
-            fail(group, e);
-            return;
-        }
-        try {
-            run(c, group, 0, group.size(), counts, statements);
+            run(c, group, counts, statements);
         } catch (SQLException | RuntimeException e) {
-            // nothing of the group is committed: rolled back, then each write alone
-            boolean rolled = rollback(c);
-            rolledBack.incrementAndGet();
-            if (!rolled || isConnectionLost(e)) {
+            // nothing of the group is committed
+            if (connection[0] == null) {
+                LOG.warn("no ledger connection for a group of {} writes: {}", group.size(), e.getMessage());
+                fail(group, e);
+            } else if (!rollback(connection[0]) || isConnectionLost(e)) {
                 LOG.warn("a group of {} ledger writes failed and its connection with it: {}", group.size(), e.getMessage());
                 giveUp(connection, statements, true);
                 fail(group, e);
-                return;
-            }
-            LOG.info("a group of {} ledger writes was rolled back ({}); each runs again alone", group.size(), e.getMessage());
-            for (int i = 0; i < group.size(); i++) {
-                commitAlone(group.get(i), connection, statements);
+            } else if (group.size() == 1) {
+                fail(group, e);
+            } else {
+                rolledBack.incrementAndGet();
+                LOG.info("a group of {} ledger writes was rolled back ({}); each runs again alone", group.size(), e.getMessage());
+                for (Write write : group) {
+                    commit(List.of(write), connection, statements);
+                }
             }
             return;
         }
@@ -298,33 +300,6 @@ public final class PostgresGroupCommit implements LedgerWriter {
         }
     }
 
-    /** One write in a transaction of its own, after its group was rolled back: its failure is its own. */
-    private void commitAlone(Write write, Connection[] connection, Map<String, PreparedStatement> statements) {
-        int[] count = new int[1];
-        Connection c;
-        try {
-            c = connection(connection);
-            run(c, List.of(write), 0, 1, count, statements);
-        } catch (SQLException | RuntimeException e) {
-            if (connection[0] != null && !rollback(connection[0])) {
-                giveUp(connection, statements, true);
-            }
-            write.result.completeExceptionally(e);
-            return;
-        }
-        try {
-            commitPlainly(c);
-        } catch (SQLException | RuntimeException e) {
-            giveUp(connection, statements, true);
-            write.result.completeExceptionally(e);
-            return;
-        }
-        commits.incrementAndGet();
-        writes.incrementAndGet();
-        groupSizes.accept(1);
-        write.result.complete(count[0]);
-    }
-
     /** The commit, taken only when it came back plainly: a warning (a cancelled wait for a synchronous standby) fails it. */
     private static void commitPlainly(Connection c) throws SQLException {
         c.commit();
@@ -332,14 +307,16 @@ public final class PostgresGroupCommit implements LedgerWriter {
         c.clearWarnings();
     }
 
-    /** The writes from {@code from} to {@code to}, one JDBC batch per run of the same statement; their counts into counts. */
-    private void run(Connection c, List<Write> group, int from, int to, int[] counts, Map<String, PreparedStatement> statements)
-            throws SQLException {
-        int i = from;
-        while (i < to) {
+    /**
+     * The group's writes, each run of the same statement at once (its group statement, or a JDBC batch); their update
+     * counts into counts.
+     */
+    private void run(Connection c, List<Write> group, int[] counts, Map<String, PreparedStatement> statements) throws SQLException {
+        int i = 0;
+        while (i < group.size()) {
             String sql = group.get(i).sql;
             int end = i + 1;
-            while (end < to && group.get(end).sql.equals(sql)) {
+            while (end < group.size() && group.get(end).sql.equals(sql)) {
                 end++;
             }
             String groupSql = group.get(i).groupSql;

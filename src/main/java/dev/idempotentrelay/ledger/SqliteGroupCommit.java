@@ -129,7 +129,7 @@ public final class SqliteGroupCommit implements LedgerWriter {
         }
     }
 
-    /** Where the size of each group committed is reported ({@code relay_ledger_group_size} in /metrics). */
+    @Override
     public void reportGroupSizes(IntConsumer sizes) {
         this.groupSizes = sizes;
     }

@@ -172,8 +172,8 @@ class PostgresGroupCommitTest {
         for (int i = 0; i < guids.size(); i++) {
             String forward = guids.get(i);
             String backward = reversed.get(i);
-            updates.add(callers.submit(() -> a.write(BUMP, List.of("relay-a", forward), BINDER, forward)));
-            updates.add(callers.submit(() -> b.write(BUMP, List.of("relay-b", backward), BINDER, backward)));
+            updates.add(callers.submit(() -> a.write(BUMP, List.of("relay-a", forward), BINDER, forward, null)));
+            updates.add(callers.submit(() -> b.write(BUMP, List.of("relay-b", backward), BINDER, backward, null)));
         }
         for (Future<Integer> update : updates) {
             assertEquals(1, update.get(60, TimeUnit.SECONDS));
