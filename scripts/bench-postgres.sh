@@ -9,7 +9,8 @@
 #   pg-1        one relay on PostgreSQL (fsync on, synchronous_commit on: durable)
 #   pg-2        two relays on the same PostgreSQL database, the load split between them
 # Each PostgreSQL run prints its throughput, p99, the server's CPU per transfer, the transactions per transfer, and the
-# statements the server ran per transfer while measured (pg_stat_statements, nested ones in the triggers included).
+# statements the server ran per transfer while measured (pg_stat_statements, nested ones in the triggers included); each
+# relay run after the floor also prints its share of the floor's throughput.
 # PostgreSQL runs on this machine from its own binaries (apt-get install postgresql), as the user postgres when root.
 #   scripts/bench-postgres.sh                       # 15 s measured after 30 s of load, 32 connections
 #   OLD=/tmp/old.jar RUNS="floor old-1 pg-1 pg-2" scripts/bench-postgres.sh   # the floor, an earlier build and this one
@@ -102,6 +103,7 @@ load() { # "count-command" ports... : the connections split between them, warm-u
   echo "$cpu0 $cpu1 $((t1 - t0)) $replies $(getconf CLK_TCK)" | awk '{ s = $5 / 1e9; r = $6; if (r == 0) r = 1
     printf "  CPU while measured: relay %.2f cores, %.0f us per reply; server %.2f cores, %.0f us per reply\n",
       ($3 - $1) / $7 / s, ($3 - $1) / $7 / r * 1e6, ($4 - $2) / $7 / s, ($4 - $2) / $7 / r * 1e6 }'
+  [ -z "${floor_rate:-}" ] || echo "  $(awk -v r="$replies" -v t=$((t1 - t0)) -v f="$floor_rate" 'BEGIN { printf "%.0f/s, %.2f", r / (t / 1e9), r / (t / 1e9) / f }') of the floor's $floor_rate/s in this run"
   [ -z "${STATS_DB:-}" ] || statements "$STATS_DB" "$replies"
 }
 statements_reset() { # the server's statement counts and the database's commits start over for the measured seconds
@@ -171,7 +173,8 @@ cpu0=$(server_ticks); t0=$(date +%s%N)
 cpu1=$(server_ticks); t1=$(date +%s%N)
 n=$(cat "$work"/floor-log* | wc -l)
 p99=$(cat "$work"/floor-log* | awk '{ print $3 }' | sort -n | awk -v n="$n" 'NR == int(n * 0.99) { printf "%.1f", $1 / 1000 }')
-echo "  transfers $n in $DURATION s: $(awk -v n="$n" -v t=$((t1 - t0)) 'BEGIN { printf "%.0f", n / (t / 1e9) }')/s, p99 $p99 ms ($(grep -E '^latency average' "$work/floor.txt"))"
+floor_rate=$(awk -v n="$n" -v t=$((t1 - t0)) 'BEGIN { printf "%.0f", n / (t / 1e9) }') # each relay run after it prints its share of it
+echo "  transfers $n in $DURATION s: $floor_rate/s, p99 $p99 ms ($(grep -E '^latency average' "$work/floor.txt"))"
 echo "$cpu0 $cpu1 $((t1 - t0)) $n $(getconf CLK_TCK)" | awk '{ printf "  CPU while measured: server %.2f cores, %.0f us per transfer\n", ($2 - $1) / $5 / ($3 / 1e9), ($2 - $1) / $5 / $4 * 1e6 }'
 statements floor "$n"
 ;; esac
