@@ -49,7 +49,10 @@ import dev.idempotentrelay.wire.FrameDecoderFactory;
 import dev.idempotentrelay.wire.FrameEncoder;
 import dev.idempotentrelay.wire.IdleConnectionCloserFactory;
 import dev.idempotentrelay.wire.TlsFailureLogger;
+import dev.idempotentrelay.tracing.RelayTracing;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
@@ -262,6 +265,14 @@ public class RelayBeans implements CamelConfiguration {
         beans.bind("guidMdc", guidMdc);
         context.getCamelContextExtension().addInterceptStrategy(guidMdc);
         beans.bind("CamelCustomLogMask", new AccountMaskingFormatter());
+        // traces of transfers and of the timed routes' runs (OpenTelemetry), when relay.tracing.enabled
+        if (Boolean.parseBoolean(text(context, "relay.tracing.enabled"))) {
+            Map<String, String> tracing = new HashMap<>();
+            for (String key : List.of("service-name", "endpoint", "sampler-ratio", "queue-size")) {
+                tracing.put(key, text(context, "relay.tracing." + key));
+            }
+            RelayTracing.install(context, tracing, dialect == LedgerDialect.POSTGRESQL ? "postgresql" : "sqlite", metrics);
+        }
 
         // Routes held back. A route's autoStartup is a literal boolean in Camel's YAML DSL schema, so the
         // relay.*.enabled switches are applied here, as Camel's route filter by endpoint: the listener, the timers of

@@ -14,7 +14,7 @@ public final class RelayCommand {
             "             [--read-timeout-ms N] [--routes DIR] [--no-jobs] [--every S] [--purge-every S]",
             "             [--min-age S] [--sent-stale-after S] [--max-attempts N] [--days N] [--history-days N] [--core-sim]",
             "             [--admin-port N] [--admin-host H] [--dump-routes] [--jobs-clustered] [--allow-async-replication]",
-            "             [--tls-keystore PATH] [--tls-truststore PATH] [--channel-allow CIDR[,CIDR...]]",
+            "             [--tls-keystore PATH] [--tls-truststore PATH] [--channel-allow CIDR[,CIDR...]] [--tracing]",
             "             (passwords in RELAY_TLS_KEYSTORE_PASSWORD, RELAY_TLS_TRUSTSTORE_PASSWORD; admin token in RELAY_ADMIN_TOKEN)",
             "  resolve    [--config FILE] --db PATH|URL [--db-user U] --core URL --min-age S [--sent-stale-after S]",
             "  reprocess  [--config FILE] --db PATH|URL [--db-user U] --core URL --max-attempts N",

@@ -72,6 +72,11 @@ enum RelayProperty {
     ADMIN_HOST("relay.admin.host", "admin-host", address()),
     ADMIN_PORT("relay.admin.port", "admin-port", port()),
     ADMIN_STEP_COUNTS("relay.admin.step-counts", null, bool()),
+    TRACING_ENABLED("relay.tracing.enabled", null, bool()),
+    TRACING_SERVICE_NAME("relay.tracing.service-name", null, anything()),
+    TRACING_ENDPOINT("relay.tracing.endpoint", null, httpUrl()),
+    TRACING_SAMPLER_RATIO("relay.tracing.sampler-ratio", null, share()),
+    TRACING_QUEUE_SIZE("relay.tracing.queue-size", null, atLeast(1)),
     TLS_KEYSTORE("relay.tls.keystore", "tls-keystore", anything()),
     TLS_TRUSTSTORE("relay.tls.truststore", "tls-truststore", anything()),
     CHANNEL_ALLOW("relay.channel.allow", "channel-allow", cidrs());

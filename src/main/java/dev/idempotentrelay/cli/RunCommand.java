@@ -25,7 +25,7 @@ import org.apache.camel.util.ObjectHelper;
 final class RunCommand {
 
     private static final Set<String> SWITCHES = Set.of("no-jobs", "jobs-clustered", "core-sim", "dump-routes",
-            "allow-async-replication");
+            "allow-async-replication", "tracing");
 
     private RunCommand() {
     }
@@ -101,6 +101,9 @@ final class RunCommand {
         }
         if (flags.has("core-sim")) {
             settings.flag("core-sim", RelayProperty.CORE_SIM_ENABLED.key, "true");
+        }
+        if (flags.has("tracing")) {
+            settings.flag("tracing", RelayProperty.TRACING_ENABLED.key, "true");
         }
         if (flags.has("dump-routes")) {
             settings.flag("dump-routes", "camel.main.dump-routes", "yaml");

@@ -49,6 +49,7 @@ public class CoreSimulator implements AutoCloseable {
     private final Map<String, Long> balances = new ConcurrentHashMap<>();
     private final Map<String, String> accepted = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> postsByGuid = new ConcurrentHashMap<>();
+    private final Map<String, String> traceparents = new ConcurrentHashMap<>();
     private final AtomicLong posts = new AtomicLong();
     private final AtomicLong references = new AtomicLong();
     private final Object ledgerLock = new Object();
@@ -82,6 +83,11 @@ public class CoreSimulator implements AutoCloseable {
         return balances.getOrDefault(account, OPENING_BALANCE);
     }
 
+    /** The W3C traceparent of the last request about {@code guid} (its POST or an inquiry), or null: a relay's trace. */
+    public String traceparent(String guid) {
+        return traceparents.get(guid);
+    }
+
     @Override
     public void close() {
         server.stop(0);
@@ -97,7 +103,9 @@ public class CoreSimulator implements AutoCloseable {
         }
         try (exchange) {
             if ("GET".equals(method) && path.startsWith("/v1/transfers/")) {
-                String answer = accepted.get(path.substring("/v1/transfers/".length()));
+                String guid = path.substring("/v1/transfers/".length());
+                keepTraceparent(exchange, guid);
+                String answer = accepted.get(guid);
                 if (answer == null) {
                     send(exchange, 404, "{\"code\":\"NOT_FOUND\",\"message\":\"no accepted transfer has that guid\"}");
                 } else {
@@ -106,6 +114,13 @@ public class CoreSimulator implements AutoCloseable {
             } else {
                 send(exchange, 405, "{\"code\":\"METHOD\",\"message\":\"not supported\"}");
             }
+        }
+    }
+
+    private void keepTraceparent(HttpExchange exchange, String guid) {
+        String traceparent = exchange.getRequestHeaders().getFirst("traceparent");
+        if (traceparent != null) {
+            traceparents.put(guid, traceparent);
         }
     }
 
@@ -121,6 +136,7 @@ public class CoreSimulator implements AutoCloseable {
         posts.incrementAndGet(); // every POST that arrives counts, whether or not it is ever applied
         if (guid != null) {
             postsByGuid.computeIfAbsent(guid, g -> new AtomicLong()).incrementAndGet();
+            keepTraceparent(exchange, guid);
         }
         String memo = text(request, "memo");
         if (memo != null && memo.startsWith("SLOW")) {

@@ -3,6 +3,7 @@ package dev.idempotentrelay.ops;
 import dev.idempotentrelay.ledger.LedgerStates;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -93,6 +94,14 @@ public class RelayMetrics {
     /** A gauge read at each scrape, registered once (by the bean that owns its value). */
     public void gauge(String name, String description, Supplier<Number> value) {
         Gauge.builder(name, value).description(description).register(registry);
+    }
+
+    /**
+     * A count kept by another bean, read from it at each scrape (a Prometheus counter, {@code name_total}). Micrometer
+     * holds the bean weakly: its owner must keep it.
+     */
+    public <T> void counter(String name, String description, T owner, java.util.function.ToDoubleFunction<T> count, String... tags) {
+        FunctionCounter.builder(name, owner, count).description(description).tags(tags).register(registry);
     }
 
     /** A setting the relay runs with, as {@code relay_setting{name}}: seconds, or a count. */

@@ -1,0 +1,72 @@
+package dev.idempotentrelay.tracing;
+
+import dev.idempotentrelay.ops.RelayMetrics;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.camel.CamelContext;
+import org.apache.camel.component.http.HttpComponent;
+import org.apache.camel.support.LifecycleStrategySupport;
+
+/**
+ * Traces of transfers (relay.tracing.enabled), set up in one place: OpenTelemetry's SDK, configured as its users
+ * expect by the standard OTEL_* variables (OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_SAMPLER and
+ * OTEL_TRACES_SAMPLER_ARG, OTEL_BSP_*), the relay.tracing.* properties standing where a variable is not set; OTLP over
+ * HTTP (protobuf) sent by the JDK's HttpClient, a batch span processor with a bounded queue, a parent-based ratio
+ * sampler. Then: a span per route ({@link RouteSpans}), per ledger statement and core call ({@link EndpointSpans},
+ * {@link CoreCallTraceContext}), trace ids in the log lines ({@link TraceMdcInterceptStrategy}), and the spans exported
+ * and dropped in /metrics. Off, none of it exists: no SDK, no exporter thread, no notifier.
+ */
+public final class RelayTracing {
+
+    private RelayTracing() {
+    }
+
+    /**
+     * @param settings relay.tracing.* (service-name, endpoint, sampler-ratio, queue-size), the defaults of the OTEL_*
+     *     variables
+     */
+    public static void install(CamelContext context, Map<String, String> settings, String dbSystem, RelayMetrics metrics) {
+        Map<String, String> defaults = new LinkedHashMap<>();
+        defaults.put("otel.service.name", settings.get("service-name"));
+        defaults.put("otel.exporter.otlp.endpoint", settings.get("endpoint"));
+        defaults.put("otel.exporter.otlp.protocol", "http/protobuf");
+        defaults.put("otel.traces.exporter", "otlp");
+        defaults.put("otel.traces.sampler", "parentbased_traceidratio");
+        defaults.put("otel.traces.sampler.arg", settings.get("sampler-ratio"));
+        defaults.put("otel.bsp.max.queue.size", settings.get("queue-size"));
+        // the SDK's own metrics stay inside (the dropped spans are read from them); the relay's logs stay Logback's
+        defaults.put("otel.metrics.exporter", "none");
+        defaults.put("otel.logs.exporter", "none");
+        SpanExportCounts counts = new SpanExportCounts();
+        OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
+                .addPropertiesSupplier(() -> defaults)
+                .addSpanExporterCustomizer((exporter, config) -> counts.counting(exporter))
+                .addMeterProviderCustomizer((meters, config) -> meters.registerMetricReader(counts))
+                .disableShutdownHook()
+                .build()
+                .getOpenTelemetrySdk();
+        Tracer tracer = sdk.getTracer("idempotent-relay");
+
+        context.addRoutePolicyFactory(new RouteSpans(tracer));
+        context.getManagementStrategy().addEventNotifier(new EndpointSpans(tracer, dbSystem));
+        context.getComponent("http", HttpComponent.class).setHttpClientConfigurer(new CoreCallTraceContext());
+        context.getCamelContextExtension().addInterceptStrategy(new TraceMdcInterceptStrategy());
+        metrics.counter("relay.tracing.spans.exported", "Spans of traces the collector took", counts, SpanExportCounts::exported);
+        metrics.counter("relay.tracing.spans.dropped", "Spans of traces dropped: the export queue was full (reason queue_full), "
+                + "or their export failed, the collector down or too slow (reason export_failed)", counts, SpanExportCounts::droppedQueueFull,
+                "reason", "queue_full");
+        metrics.counter("relay.tracing.spans.dropped", "Spans of traces dropped: the export queue was full (reason queue_full), "
+                + "or their export failed, the collector down or too slow (reason export_failed)", counts, SpanExportCounts::failedExports,
+                "reason", "export_failed");
+        // the spans still queued go out when the relay stops, after its routes
+        context.addLifecycleStrategy(new LifecycleStrategySupport() {
+            @Override
+            public void onContextStopped(CamelContext stopped) {
+                sdk.close();
+            }
+        });
+    }
+}
