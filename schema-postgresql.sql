@@ -65,48 +65,29 @@ CREATE INDEX tx_history_purged_by_key ON tx_history ((history_key / 4096), guid)
 -- no row written since enters (every trigger below gives its row a key).
 CREATE INDEX tx_history_first_version ON tx_history (guid) WHERE history_key IS NULL;
 
--- The history of claims and changes, once per statement (one INSERT for a group commit's whole statement, not a call per
--- row), as schema.sql's row triggers write it on SQLite: a new claim, and a change of state (an UPDATE that leaves the
--- state as it was adds no row).
-CREATE FUNCTION tx_history_of_claims() RETURNS trigger LANGUAGE plpgsql AS $$
+-- One function for the row triggers of tx, as schema.sql's triggers do on SQLite: a new claim, and a change of state (an
+-- UPDATE that leaves the state as it was adds no row). A row marked by the purge of the release before 2026-12-05 (cause
+-- 'purge' and its relay's name, on a DONE row: a relay not yet upgraded beside upgraded ones) is deleted in the same
+-- statement, as then; this release's purge deletes its rows itself (sql/postgresql/purge-done.sql).
+CREATE FUNCTION tx_history_write() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    now_utc TEXT := to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS');
 BEGIN
-    INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause, history_key)
-    SELECT guid, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), NULL, state, rsp_code, attempts, relay, cause,
-           history_key
-    FROM claimed;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause, history_key)
+        VALUES (NEW.guid, now_utc, NULL, NEW.state, NEW.rsp_code, NEW.attempts, NEW.relay, NEW.cause, NEW.history_key);
+    ELSIF NEW.cause = 'purge' AND NEW.state = 'DONE' THEN
+        DELETE FROM tx WHERE guid = NEW.guid;
+    ELSIF OLD.state IS DISTINCT FROM NEW.state THEN
+        INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause, history_key)
+        VALUES (NEW.guid, now_utc, OLD.state, NEW.state, NEW.rsp_code, NEW.attempts, NEW.relay, NEW.cause, NEW.history_key);
+    END IF;
     RETURN NULL;
 END
 $$;
 
-CREATE TRIGGER tx_history_of_claims AFTER INSERT ON tx REFERENCING NEW TABLE AS claimed
-FOR EACH STATEMENT EXECUTE FUNCTION tx_history_of_claims();
-
-CREATE FUNCTION tx_history_of_changes() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause, history_key)
-    SELECT changed.guid, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), was.state, changed.state,
-           changed.rsp_code, changed.attempts, changed.relay, changed.cause, changed.history_key
-    FROM was JOIN changed ON changed.guid = was.guid
-    WHERE was.state IS DISTINCT FROM changed.state;
-    RETURN NULL;
-END
-$$;
-
-CREATE TRIGGER tx_history_of_changes AFTER UPDATE ON tx REFERENCING OLD TABLE AS was NEW TABLE AS changed
-FOR EACH STATEMENT EXECUTE FUNCTION tx_history_of_changes();
-
--- A row marked by the purge of the release before 2026-12-05 (cause 'purge' and its relay's name, on a DONE row: a relay
--- not yet upgraded beside upgraded ones) is deleted in the same statement, as then; the WHEN leaves every other change
--- without a call. This release's purge deletes its rows itself (sql/postgresql/purge-done.sql).
-CREATE FUNCTION tx_delete_purge_marked() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    DELETE FROM tx WHERE guid = NEW.guid;
-    RETURN NULL;
-END
-$$;
-
-CREATE TRIGGER tx_delete_purge_marked AFTER UPDATE ON tx
-FOR EACH ROW WHEN (NEW.cause = 'purge' AND NEW.state = 'DONE') EXECUTE FUNCTION tx_delete_purge_marked();
+CREATE TRIGGER tx_history_write AFTER INSERT OR UPDATE ON tx
+FOR EACH ROW EXECUTE FUNCTION tx_history_write();
 
 -- Deleted rows, once per statement (one INSERT for a purge's whole batch, not a call per row): by the purge, which names
 -- itself in the transaction's setting idempotent_relay.purged_by (sql/postgresql/purge-done.sql); by an earlier

@@ -14,7 +14,7 @@
 # PostgreSQL runs on this machine from its own binaries (apt-get install postgresql), as the user postgres when root.
 #   scripts/bench-postgres.sh                       # 15 s measured after 30 s of load, 32 connections
 #   OLD=/tmp/old.jar RUNS="floor old-1 pg-1 pg-2" scripts/bench-postgres.sh   # the floor, an earlier build and this one
-#   FLOOR_SETUP='alter table tx disable trigger tx_history_of_changes' RUNS=floor scripts/bench-postgres.sh   # a part's cost
+#   FLOOR_SETUP='alter table tx disable trigger tx_history_write' RUNS=floor scripts/bench-postgres.sh   # a part's cost
 #   DURATION=30 WARMUP=60 CONNECTIONS=64 scripts/bench-postgres.sh
 #   RUNS="pg-1" PG_OPTS="-c commit_delay=200 -c commit_siblings=5" scripts/bench-postgres.sh   # server settings
 #   RELAY_OPTS="-Drelay.db.postgresql.pool-size=32" RUNS="pg-1" scripts/bench-postgres.sh      # JVM options, properties
