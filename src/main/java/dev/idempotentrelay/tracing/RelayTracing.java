@@ -9,6 +9,7 @@ import java.util.Map;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.http.HttpComponent;
 import org.apache.camel.support.LifecycleStrategySupport;
+import org.slf4j.bridge.SLF4JBridgeHandler;
 
 /**
  * Traces of transfers (relay.tracing.enabled), set up in one place: OpenTelemetry's SDK, configured as its users
@@ -21,6 +22,13 @@ import org.apache.camel.support.LifecycleStrategySupport;
  */
 public final class RelayTracing {
 
+    /**
+     * The SDK's own logger (java.util.logging, which prints to stderr): its lines, such as a failed export while the
+     * collector is down, go to the relay's log on stdout instead, where stderr carries only a command's error line.
+     * Held here: java.util.logging keeps its loggers, and so their handlers, only while someone does.
+     */
+    private static final java.util.logging.Logger SDK_LOG = java.util.logging.Logger.getLogger("io.opentelemetry");
+
     private RelayTracing() {
     }
 
@@ -29,6 +37,10 @@ public final class RelayTracing {
      *     variables
      */
     public static void install(CamelContext context, Map<String, String> settings, String dbSystem, RelayMetrics metrics) {
+        if (SDK_LOG.getUseParentHandlers()) {
+            SDK_LOG.setUseParentHandlers(false);
+            SDK_LOG.addHandler(new SLF4JBridgeHandler());
+        }
         Map<String, String> defaults = new LinkedHashMap<>();
         defaults.put("otel.service.name", settings.get("service-name"));
         defaults.put("otel.exporter.otlp.endpoint", settings.get("endpoint"));
