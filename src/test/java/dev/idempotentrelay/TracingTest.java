@@ -66,10 +66,15 @@ class TracingTest {
         System.clearProperty("otel.bsp.schedule.delay");
     }
 
-    private RelayUnderTest tracedRelay(CoreSimulator core, String endpoint) throws Exception {
-        return running.keep(RelayUnderTest.on(dir.resolve("relay.db"), core.url())
+    /** A relay with traces on, sent to {@code endpoint}; what a test adds goes on the builder. */
+    private RelayUnderTest.Builder traced(CoreSimulator core, String endpoint) {
+        return RelayUnderTest.on(dir.resolve("relay.db"), core.url())
                 .with("relay.tracing.enabled", "true").with("relay.tracing.endpoint", endpoint)
-                .with("relay.tracing.service-name", "relay-under-test").start());
+                .with("relay.tracing.service-name", "relay-under-test");
+    }
+
+    private RelayUnderTest tracedRelay(CoreSimulator core, String endpoint) throws Exception {
+        return running.keep(traced(core, endpoint).start());
     }
 
     @Test
@@ -148,8 +153,7 @@ class TracingTest {
     void eachRunOfATimedRouteIsATraceOfItsOwn() throws Exception {
         OtlpReceiver collector = running.keep(OtlpReceiver.start());
         CoreSimulator core = running.keep(CoreSimulator.start(0, 1_000));
-        running.keep(RelayUnderTest.on(dir.resolve("relay.db"), core.url())
-                .with("relay.tracing.enabled", "true").with("relay.tracing.endpoint", collector.endpoint())
+        running.keep(traced(core, collector.endpoint())
                 .with("relay.jobs.enabled", "true").with("relay.jobs.every", "1").start());
         ReceivedSpan run = collector.await("a run of resolve", EXPORTED, s -> s.name().equals("resolve-unknown"));
         assertTrue(run.isRoot(), "a trace of its own, not a child of a transfer's");
@@ -166,9 +170,7 @@ class TracingTest {
     void atARatioOfATenthAboutOneTransferInTenIsTraced() throws Exception {
         OtlpReceiver collector = running.keep(OtlpReceiver.start());
         CoreSimulator core = running.keep(CoreSimulator.start(0, 1_000));
-        RelayUnderTest relay = running.keep(RelayUnderTest.on(dir.resolve("relay.db"), core.url())
-                .with("relay.tracing.enabled", "true").with("relay.tracing.endpoint", collector.endpoint())
-                .with("relay.tracing.sampler-ratio", "0.1").start());
+        RelayUnderTest relay = running.keep(traced(core, collector.endpoint()).with("relay.tracing.sampler-ratio", "0.1").start());
         List<String> guids = new java.util.ArrayList<>();
         try (Channel channel = Channel.open(relay.port)) {
             for (int i = 0; i < 200; i++) {
@@ -217,9 +219,7 @@ class TracingTest {
         CoreSimulator core = running.keep(CoreSimulator.start(0, 1_000));
         LogLines log = running.keep(LogLines.capture());
         // nothing listens there; the export queue holds 8 spans, fewer than one transfer's
-        RelayUnderTest relay = running.keep(RelayUnderTest.on(dir.resolve("relay.db"), core.url())
-                .with("relay.tracing.enabled", "true").with("relay.tracing.endpoint", "http://127.0.0.1:" + Ports.free())
-                .with("relay.tracing.queue-size", "8").start());
+        RelayUnderTest relay = running.keep(traced(core, "http://127.0.0.1:" + Ports.free()).with("relay.tracing.queue-size", "8").start());
         try (Channel channel = Channel.open(relay.port)) {
             for (int i = 0; i < 50; i++) {
                 assertEquals("0000", Telegram.rspCode(channel.send(transfer(newGuid()))));
