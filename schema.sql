@@ -81,7 +81,7 @@ BEGIN
     UPDATE tx SET history_key = NEW.rowid WHERE rowid = NEW.rowid;
 END;
 
--- The purge (sql/purge-done.sql) marks each row of its batch with cause 'purge' and its relay's name; this deletes the
+-- The purge (sql/sqlite/purge-done.sql) marks each row of its batch with cause 'purge' and its relay's name; this deletes the
 -- row so marked, in the same statement, and the trigger after it records the deletion with that relay and cause.
 CREATE TRIGGER tx_delete_purge_marked AFTER UPDATE OF cause ON tx WHEN NEW.cause = 'purge' AND NEW.state = 'DONE'
 BEGIN

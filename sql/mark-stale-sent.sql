@@ -2,7 +2,7 @@
 -- so that it is resolved by inquiry, never resent blind. updated_at is kept: the request may have left then.
 -- One batch of at most :#batchSize rows, in a short transaction of its own (resolve runs batch after batch until one
 -- comes back short). Both conditions choose the batch, on the database's clock ({{relay.ledger.seconds-ago}} is now
--- minus :#ageSeconds, LedgerDialect), chosen once and its rows found by their key, as sql/purge-done.sql says.
+-- minus :#ageSeconds, LedgerDialect), chosen once and its rows found by their key, as sql/sqlite/purge-done.sql says.
 WITH batch AS MATERIALIZED (
     SELECT guid FROM tx
     WHERE state = 'SENT' AND updated_at <= {{relay.ledger.seconds-ago}}

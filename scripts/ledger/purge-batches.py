@@ -6,7 +6,7 @@ every CHECKPOINT rows as the relay's writer does; prints rows/s, CPU per row (us
     cp /tmp/bs/full.db /tmp/copy.db      # the 10-million-row ledger of scripts/bench-scale.sh
     python3 scripts/ledger/purge-batches.py /tmp/copy.db 2000 100 2000 rowid
 
-STATEMENT: rowid, today's sql/purge-done.sql (the batch found and marked by rowid); guid, the build before (by GUID,
+STATEMENT: rowid, today's sql/sqlite/purge-done.sql (the batch found and marked by rowid); guid, the build before (by GUID,
 with its schema's trigger). PRAGMAS="mmap_size=8000000000;cache_size=-262144" sets pragmas on the connection first.
 """
 import os, resource, sqlite3, sys, time

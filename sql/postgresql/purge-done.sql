@@ -1,4 +1,4 @@
--- purpose: purge one batch on PostgreSQL (sql/purge-done.sql is SQLite's): the DONE rows older than the purge age, at
+-- purpose: purge one batch on PostgreSQL (sql/sqlite/purge-done.sql is SQLite's): the DONE rows older than the purge age, at
 -- most :#batchSize of them, in a short transaction of its own (the purge runs batch after batch until one comes back
 -- short); UNKNOWN, FAILED, SENT and RECEIVED stay whatever their age. The update count is the rows deleted.
 -- A plain DELETE, where SQLite marks each row for its trigger: on PostgreSQL an UPDATE writes a new version of the row

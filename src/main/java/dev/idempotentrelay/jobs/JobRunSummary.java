@@ -5,35 +5,31 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.camel.Exchange;
-import org.apache.camel.Processor;
 
 /**
  * The end of one resolve or reprocess run: its one-line summary becomes the body (what the one-shot
  * command prints and the timed route logs), variable {@code rowsHandled} says how many rows it handled (the
  * timed routes log only a run that handled one), and the run and its rows are counted in
  * {@code relay_job_runs_total{job}} and {@code relay_job_rows_total{job,outcome}}. The outcomes of a run are the
- * bodies its split collected (done, failed, kept, ...). Bound once per job: {@code resolveSummary},
- * {@code reprocessSummary}; a purge run ends in {@link PurgeRun}.
+ * bodies its split collected (done, failed, kept, ...). The route's step names its job: {@code bean jobRunSummary,
+ * method summarize(*, 'resolve')}; a purge run ends in {@link PurgeRun}.
  */
-public class JobRunSummary implements Processor {
+public class JobRunSummary {
 
     private static final Map<String, List<String>> OUTCOMES = Map.of(
             "resolve", List.of("done", "failed", "kept"),
             "reprocess", List.of("done", "failed", "unknown", "skipped"));
 
     private final RelayMetrics metrics;
-    private final String job;
 
-    public JobRunSummary(RelayMetrics metrics, String job) {
+    public JobRunSummary(RelayMetrics metrics) {
+        this.metrics = metrics;
+    }
+
+    public void summarize(Exchange exchange, String job) {
         if (!OUTCOMES.containsKey(job)) {
             throw new IllegalArgumentException("no such job: " + job);
         }
-        this.metrics = metrics;
-        this.job = job;
-    }
-
-    @Override
-    public void process(Exchange exchange) {
         Map<String, Integer> n = new TreeMap<>();
         count(exchange.getMessage().getBody(List.class), n);
         StringBuilder line = new StringBuilder(job).append(':');

@@ -14,22 +14,24 @@ import java.util.Map;
  * <li>{@code {{relay.ledger.skip-locked}}}, which ends the choice of a batch of the timed work: on PostgreSQL rows
  * that another relay's batch holds are skipped, not waited for; SQLite has one writer at a time and no such clause;</li>
  * <li>{@code {{relay.ledger.bytes}}}, the ledger's size on disk as the database reports it without a scan.</li>
+ * <li>{@code {{relay.ledger.dialect}}}, {@code sqlite} or {@code postgresql}: a statement that the two databases must
+ * run differently, not only in such a piece, has a file of each in a folder of each, and the route names it by this
+ * placeholder, {@code sql/{{relay.ledger.dialect}}/purge-done.sql}: what a route names is what runs.</li>
  * </ul>
- * A statement that the two databases must run differently, not only in such a piece, has this database's own text
- * beside the common one: {@code sql/postgresql/purge-done.sql} for {@code sql/purge-done.sql} ({@link #sqlFile}). The
- * routes name the common file.
  * {@code relay.db} picks the dialect: a {@code jdbc:postgresql:} URL or a SQLite file.
  */
 public enum LedgerDialect {
 
-    SQLITE(null, Map.of(
+    SQLITE(Map.of(
+            "relay.ledger.dialect", "sqlite",
             "relay.ledger.now", "strftime('%Y-%m-%d %H:%M:%S', 'now')",
             "relay.ledger.seconds-ago", "strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || :#ageSeconds || ' seconds')",
             "relay.ledger.days-ago", "strftime('%Y-%m-%d %H:%M:%S', 'now', '-' || :#ageDays || ' days')",
             "relay.ledger.skip-locked", "",
             "relay.ledger.bytes", "(SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size())")),
 
-    POSTGRESQL("sql/postgresql/", Map.of(
+    POSTGRESQL(Map.of(
+            "relay.ledger.dialect", "postgresql",
             "relay.ledger.now", "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')",
             "relay.ledger.seconds-ago", "to_char(now() AT TIME ZONE 'UTC' - make_interval(secs => :#ageSeconds), 'YYYY-MM-DD HH24:MI:SS')",
             "relay.ledger.days-ago", "to_char(now() AT TIME ZONE 'UTC' - make_interval(days => :#ageDays), 'YYYY-MM-DD HH24:MI:SS')",
@@ -38,11 +40,9 @@ public enum LedgerDialect {
 
     public static final String POSTGRESQL_PREFIX = "jdbc:postgresql:";
 
-    private final String ownSql;
     private final Map<String, String> sql;
 
-    LedgerDialect(String ownSql, Map<String, String> sql) {
-        this.ownSql = ownSql;
+    LedgerDialect(Map<String, String> sql) {
         this.sql = sql;
     }
 
@@ -53,19 +53,6 @@ public enum LedgerDialect {
     /** The ledger as a log line or message may name it: a password= parameter of a JDBC URL is left out. */
     public static String describe(String db) {
         return db.replaceAll("(?i)([?&;]password=)[^&;]*", "$1***");
-    }
-
-    /**
-     * The SQL file to run for the one a route names ({@code classpath:sql/NAME.sql}): this database's own text of it
-     * where there is one ({@code classpath:sql/postgresql/NAME.sql}), otherwise the named file itself.
-     */
-    public String sqlFile(String uri) {
-        String common = "classpath:sql/";
-        if (ownSql == null || !uri.startsWith(common)) {
-            return uri;
-        }
-        String own = ownSql + uri.substring(common.length());
-        return LedgerDialect.class.getClassLoader().getResource(own) != null ? "classpath:" + own : uri;
     }
 
     /** The pieces of SQL of this database, by the property placeholder the SQL files use. */

@@ -16,9 +16,7 @@ import org.apache.camel.support.ResourceHelper;
  * <ul>
  * <li>property placeholders in a SQL file are resolved when the endpoint is made (the database's clock,
  * {@code {{relay.ledger.now}}} and the like, from {@link LedgerDialect}); camel-sql itself resolves them only in
- * the URI;</li>
- * <li>a statement the two databases run differently is read from the database's own file where it has one
- * ({@link LedgerDialect#sqlFile}: {@code sql/postgresql/purge-done.sql} for {@code sql/purge-done.sql});</li>
+ * the URI, where a statement of each database is named by its folder ({@code sql/{{relay.ledger.dialect}}/...});</li>
  * <li>{@link ParsedNamedParameters} on every endpoint that does not name a strategy of its own, and the
  * statement's parameter count from its text, so that no execution asks the driver for parameter metadata.</li>
  * </ul>
@@ -26,18 +24,13 @@ import org.apache.camel.support.ResourceHelper;
 public class LedgerSqlComponent extends SqlComponent {
 
     private final ParsedNamedParameters namedParameters = new ParsedNamedParameters();
-    private final LedgerDialect dialect;
-
-    public LedgerSqlComponent(LedgerDialect dialect) {
-        this.dialect = dialect;
-    }
 
     @Override
     protected Endpoint createEndpoint(String uri, String remaining, Map<String, Object> parameters) throws Exception {
         Endpoint endpoint = super.createEndpoint(uri, remaining, parameters);
         if (endpoint instanceof SqlEndpoint sql && ResourceHelper.hasScheme(sql.getQuery())) {
             String text;
-            try (InputStream in = ResourceHelper.resolveMandatoryResourceAsInputStream(getCamelContext(), dialect.sqlFile(sql.getQuery()))) {
+            try (InputStream in = ResourceHelper.resolveMandatoryResourceAsInputStream(getCamelContext(), sql.getQuery())) {
                 text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
             // the placeholders first (their SQL may hold :#name parameters), then what camel-sql does to a file's text

@@ -33,11 +33,9 @@ public class LedgerWriteComponent extends LedgerSqlComponent {
     private final LedgerWriter writer;
 
     /**
-     * @param dialect the ledger's database, whose own text of a statement is run where it has one
      * @param writer who runs the writes (the SQLite group-commit writer, the bounded PostgreSQL writer), or null for camel-sql's own producer on the pool
      */
-    public LedgerWriteComponent(LedgerDialect dialect, LedgerWriter writer) {
-        super(dialect);
+    public LedgerWriteComponent(LedgerWriter writer) {
         this.writer = writer;
     }
 

@@ -62,7 +62,7 @@ class LedgerWriteComponentTest {
         camel = new DefaultCamelContext();
         LedgerDialect.SQLITE.sql().forEach(camel.getPropertiesComponent()::addInitialProperty);
         camel.getPropertiesComponent().addInitialProperty("relay.ledger.relay", RelayName.literal("test-relay"));
-        LedgerWriteComponent writes = new LedgerWriteComponent(LedgerDialect.SQLITE, groupCommit);
+        LedgerWriteComponent writes = new LedgerWriteComponent(groupCommit);
         writes.setDataSource(pool);
         camel.addComponent("ledger-write", writes);
         camel.addRoutes(new RouteBuilder() {

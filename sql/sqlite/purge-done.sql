@@ -1,6 +1,7 @@
 -- purpose: purge one batch: the DONE rows older than the purge age, at most :#batchSize of them, in a short transaction of
 -- its own (the purge runs batch after batch until one comes back short); UNKNOWN, FAILED, SENT and RECEIVED stay whatever
--- their age. SQLite's text; PostgreSQL runs its own, sql/postgresql/purge-done.sql (a plain DELETE there).
+-- their age. SQLite's text; PostgreSQL runs sql/postgresql/purge-done.sql (a plain DELETE there): the route names the file of
+-- its database, sql/{{relay.ledger.dialect}}/purge-done.sql.
 -- Each row of the batch is marked as purged by this relay (cause 'purge', {{relay.ledger.relay}}); the schema's trigger
 -- deletes the row so marked and records the deletion in tx_history, in this statement (a trigger has no other way to
 -- know who deletes). The update count is the rows deleted.
