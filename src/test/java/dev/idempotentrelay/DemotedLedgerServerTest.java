@@ -18,6 +18,7 @@ import dev.idempotentrelay.telegram.Telegram;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -72,7 +73,11 @@ class DemotedLedgerServerTest {
             Map<String, Object> onB = LedgerFile.at(ledgerOn(b)).row(guid);
             if (reply.getValue().equals("0000")) {
                 assertTrue(onA == null ^ onB == null, guid + " is on one server only: " + onA + " " + onB);
-                assertEquals("DONE", (onB != null ? onB : onA).get("state"));
+                // DONE, or SENT while the servers swapped: the claims and the records are committed on connections of
+                // their own (group commit), so a claim can land on one server and its record reach the other, which has
+                // no such row (or is read-only); the core's 0000 is the answer all the same, and the SENT row is settled
+                // later by inquiry (stale SENT, then UNKNOWN), never sent again
+                assertTrue(Set.of("DONE", "SENT").contains((onB != null ? onB : onA).get("state")), guid + ": " + onA + " " + onB);
                 assertEquals(1, coreView.calls(guid));
             } else {
                 assertEquals("E902", reply.getValue(), guid);
