@@ -119,7 +119,9 @@ class CommitWaitingForAStandbyTest {
         assertEquals("E902", Telegram.rspCode(send(relay, request)), "a resend while the first claim's commit waits");
         health = relay.admin().json("/health", 503);
         assertEquals("DOWN", health.get("ledger").asText());
-        assertTrue(health.get("checks").toString().contains("did not complete within 1000 ms"), health.toString());
+        // the probe commit waits behind the hanging ones, or is not even taken while both writers hold one (it never ran)
+        assertTrue(health.get("checks").toString().matches(".*(did not complete|did not take this write) within 1000 ms.*"),
+                health.toString());
         assertEquals(0.0, relay.admin().metric("relay_ledger_writable"));
         assertEquals(0, coreView.calls(guid), "nothing sent while the commit waits");
 
