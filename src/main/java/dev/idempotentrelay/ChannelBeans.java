@@ -77,8 +77,8 @@ public class ChannelBeans implements CamelConfiguration {
     @BindToRegistry
     public SSLContextParameters channelTls(CamelContext context, @PropertyInject("relay.tls.keystore") String keystore,
             @PropertyInject("relay.tls.truststore") String truststore) {
-        boolean listens = Boolean.parseBoolean(context.resolvePropertyPlaceholders("{{relay.channel.enabled}}"));
-        return listens ? ChannelTlsParameters.of(keystore, truststore, RelayBeans.secrets(context)) : new SSLContextParameters();
+        // channel, like every injected field, is set before the beans of methods that return the relay's own types
+        return channel ? ChannelTlsParameters.of(keystore, truststore, RelayBeans.secrets(context)) : new SSLContextParameters();
     }
 
     /**

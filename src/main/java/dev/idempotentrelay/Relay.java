@@ -20,8 +20,9 @@ import org.apache.camel.main.MainListenerSupport;
 
 /**
  * The relay as a Camel Main application: application.properties, overridden by the given properties
- * (the command line's flags), the YAML routes, and the Java beans they call (wired by {@link RelayBeans}). Before any
- * route starts, the ledger's version has been checked (LedgerMigrations, begun by RelayBeans: a SQLite file that the
+ * (the command line's flags), the YAML routes, and the Java beans they call (wired by {@link ChannelBeans},
+ * {@link LedgerBeans} and {@link RelayBeans}). Before any route starts, the ledger's version has been checked
+ * (LedgerMigrations, begun by LedgerBeans: a SQLite file that the
  * relay serves channels from is migrated, any other ledger refused when this build cannot run on it), a
  * PostgreSQL ledger's replication is checked (a ledger that can lose an acknowledged claim at a failover is refused
  * unless relay.db.allow-async-replication), and, when asked, the core simulator starts and the admin endpoint's HTTP
@@ -39,7 +40,7 @@ public final class Relay implements AutoCloseable {
 
     private Relay(Map<String, String> overrides, RelaySecrets secrets) {
         this.secrets = secrets;
-        // the beans are wired by RelayBeans (camel.main.configuration-classes in application.properties); the secrets
+        // the beans are wired by ChannelBeans, LedgerBeans and RelayBeans (camel.main.configuration-classes); the secrets
         // travel beside the properties, never among them, so that no placeholder can show them
         overrides.forEach(main::addOverrideProperty);
         main.bind(RelaySecrets.BEAN, secrets);
@@ -133,7 +134,7 @@ public final class Relay implements AutoCloseable {
     }
 
     private void prepare(CamelContext context) {
-        // the ledger's version, checked (or a SQLite file migrated) since RelayBeans made the pool (LedgerMigrations)
+        // the ledger's version, checked (or a SQLite file migrated) since LedgerBeans made the pool (LedgerMigrations)
         try {
             context.getRegistry().lookupByNameAndType("ledgerVersion", CompletableFuture.class).join();
         } catch (CompletionException e) {

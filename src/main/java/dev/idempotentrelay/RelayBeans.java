@@ -30,6 +30,7 @@ import dev.idempotentrelay.telegram.TelegramReply;
 import dev.idempotentrelay.telegram.TelegramValidator;
 import dev.idempotentrelay.tracing.RelayTracing;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.camel.BindToRegistry;
@@ -169,7 +170,7 @@ public class RelayBeans implements CamelConfiguration {
         context.getCamelContextExtension().addInterceptStrategy(guidMdc);
         // traces of transfers and of the timed routes' runs (OpenTelemetry), when relay.tracing.enabled
         if (tracing) {
-            Map<String, String> settings = new java.util.HashMap<>();
+            Map<String, String> settings = new HashMap<>();
             for (String key : List.of("service-name", "endpoint", "sampler-ratio", "queue-size")) {
                 settings.put(key, property(context, "relay.tracing." + key));
             }

@@ -12,7 +12,7 @@ import java.util.Map;
  */
 public final class RelaySecrets {
 
-    /** The name the relay binds these under in Camel's registry, for {@link RelayBeans}. */
+    /** The name the relay binds these under in Camel's registry, for {@link ChannelBeans} and {@link LedgerBeans}. */
     public static final String BEAN = "relaySecrets";
     public static final String KEYSTORE_PASSWORD = "RELAY_TLS_KEYSTORE_PASSWORD";
     public static final String TRUSTSTORE_PASSWORD = "RELAY_TLS_TRUSTSTORE_PASSWORD";
