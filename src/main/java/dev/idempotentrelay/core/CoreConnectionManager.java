@@ -1,17 +1,29 @@
 package dev.idempotentrelay.core;
 
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.NoRouteToHostException;
 import java.net.Proxy;
 import java.net.Socket;
+import java.net.UnknownHostException;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hc.client5.http.ConnectTimeoutException;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.impl.io.DefaultHttpClientConnectionOperator;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
+import org.apache.hc.client5.http.io.ManagedHttpClientConnection;
 import org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy;
 import org.apache.hc.client5.http.ssl.TlsSocketStrategy;
+import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.http.URIScheme;
 import org.apache.hc.core5.http.config.Lookup;
+import org.apache.hc.core5.http.io.SocketConfig;
+import org.apache.hc.core5.http.protocol.HttpContext;
 import org.apache.hc.core5.io.CloseMode;
+import org.apache.hc.core5.net.NamedEndpoint;
 import org.apache.hc.core5.pool.PoolConcurrencyPolicy;
 import org.apache.hc.core5.pool.PoolReusePolicy;
 import org.apache.hc.core5.util.TimeValue;
@@ -26,6 +38,7 @@ import org.apache.hc.core5.util.Timeout;
  * is made on the first https connection, not at start: building it (the default trust store read and parsed)
  * was a large part of the relay's time to listening, for a core that is most often plain http on a private
  * network. The read timeout is kept by one thread for all connections ({@link LateAnswerCloser}), not by the reads.
+ * A connection that cannot be made fails its call with {@link CoreNotReachedException}: certainly not sent.
  */
 public class CoreConnectionManager extends PoolingHttpClientConnectionManager {
 
@@ -42,7 +55,7 @@ public class CoreConnectionManager extends PoolingHttpClientConnectionManager {
     private CoreConnectionManager(LateAnswerCloser lateAnswers) {
         // what the no-argument constructor of the pool does, with the TLS strategy looked up on first use, sockets
         // made from channels and connections that check them without blocking, their answers timed by lateAnswers
-        super(new DefaultHttpClientConnectionOperator(CoreConnectionManager::channelSocket, null, null, new TlsOnFirstUse()),
+        super(new NotReachedOperator(),
                 PoolConcurrencyPolicy.STRICT, PoolReusePolicy.LIFO, TimeValue.NEG_ONE_MILLISECOND, socket -> {
                     CoreConnection connection = new CoreConnection("core-" + CONNECTIONS.incrementAndGet(), lateAnswers);
                     if (socket != null) {
@@ -106,6 +119,28 @@ public class CoreConnectionManager extends PoolingHttpClientConnectionManager {
     public void close(CloseMode closeMode) {
         lateAnswers.stop();
         super.close(closeMode);
+    }
+
+    /**
+     * HttpClient's connection operator, with sockets made from channels and the TLS strategy looked up on first use,
+     * whose failures to connect (a connect that timed out or was refused, a host without an address or a route) are
+     * one exception, {@link CoreNotReachedException}. Every other connect of the operator ends in this one.
+     */
+    private static final class NotReachedOperator extends DefaultHttpClientConnectionOperator {
+        NotReachedOperator() {
+            super(CoreConnectionManager::channelSocket, null, null, new TlsOnFirstUse());
+        }
+
+        @Override
+        public void connect(ManagedHttpClientConnection connection, HttpHost host, NamedEndpoint endpointName, Path unixDomainSocket,
+                InetSocketAddress localAddress, Timeout connectTimeout, SocketConfig socketConfig, Object attachment, HttpContext context)
+                throws IOException {
+            try {
+                super.connect(connection, host, endpointName, unixDomainSocket, localAddress, connectTimeout, socketConfig, attachment, context);
+            } catch (ConnectTimeoutException | ConnectException | UnknownHostException | NoRouteToHostException e) {
+                throw new CoreNotReachedException(e);
+            }
+        }
     }
 
     /** HttpClient's default TLS strategy for {@code https}, made when the first https connection asks for it. */

@@ -87,6 +87,29 @@ class CoreConnectionManagerTest {
         }
     }
 
+    @Test
+    void aCoreThatTakesNoConnectionIsNotReachedAndALateAnswerIsNot() throws Exception {
+        CoreConnectionManager pool = new CoreConnectionManager();
+        pool.setReadTimeoutMs(400);
+        int closedPort;
+        try (ServerSocket gone = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = gone.getLocalPort();
+        }
+        try (KeepAliveServer core = new KeepAliveServer();
+                CloseableHttpClient client = HttpClients.custom().setConnectionManager(pool).disableAutomaticRetries().build()) {
+            // nothing listens: refused, so no request left (E902 on the channel path)
+            CoreNotReachedException refused = assertThrows(CoreNotReachedException.class,
+                    () -> status(client, "http://127.0.0.1:" + closedPort + "/v1/transfers"));
+            assertTrue(refused.getCause() instanceof java.net.ConnectException, String.valueOf(refused.getCause()));
+            assertTrue(refused.getMessage().contains("Connection refused"), refused.getMessage());
+            // connected, and the answer late: the request may have been taken (E901), not a failure to reach the core
+            core.delayMs = 3_000;
+            IOException late = assertThrows(IOException.class,
+                    () -> status(client, "http://127.0.0.1:" + core.server.getLocalPort() + "/v1/transfers"));
+            assertTrue(late instanceof SocketTimeoutException && !(late instanceof CoreNotReachedException), late.toString());
+        }
+    }
+
     /** The status code of a POST to the core. */
     private static int status(CloseableHttpClient client, String url) throws IOException {
         return client.execute(new HttpPost(url), response -> response.getCode());
