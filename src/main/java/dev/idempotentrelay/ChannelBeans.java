@@ -78,7 +78,7 @@ public class ChannelBeans implements CamelConfiguration {
     public SSLContextParameters channelTls(CamelContext context, @PropertyInject("relay.tls.keystore") String keystore,
             @PropertyInject("relay.tls.truststore") String truststore) {
         // channel, like every injected field, is set before the beans of methods that return the relay's own types
-        return channel ? ChannelTlsParameters.of(keystore, truststore, RelayBeans.secrets(context)) : new SSLContextParameters();
+        return channel ? ChannelTlsParameters.of(keystore, truststore, RelaySecrets.of(context)) : new SSLContextParameters();
     }
 
     /**

@@ -101,7 +101,7 @@ public class LedgerBeans implements CamelConfiguration {
         if (postgresql) {
             // the password only from the environment (RelaySecrets): never a property, a flag or a log line. Connections
             // to the primary of a multi-host URL, tried again at once while a failover leaves no server to write to
-            PrimaryConnections connections = new PrimaryConnections(db, user, RelayBeans.secrets(context).dbPassword());
+            PrimaryConnections connections = new PrimaryConnections(db, user, RelaySecrets.of(context).dbPassword());
             connections.stopWhen(ledger::isClosed);
             ledger.setDataSource(connections);
             // a connection whose server is gone or read-only (demoted) takes the pool's other connections with it

@@ -29,15 +29,10 @@ import dev.idempotentrelay.telegram.CoreTransferRequest;
 import dev.idempotentrelay.telegram.TelegramReply;
 import dev.idempotentrelay.telegram.TelegramValidator;
 import dev.idempotentrelay.tracing.RelayTracing;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import org.apache.camel.BindToRegistry;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.PropertyInject;
-import org.apache.camel.model.Model;
 import org.apache.camel.processor.aggregate.GroupedBodyAggregationStrategy;
 import org.apache.camel.spi.Registry;
 
@@ -98,10 +93,6 @@ public class RelayBeans implements CamelConfiguration {
     @BindToRegistry("CamelCustomLogMask")
     private final AccountMaskingFormatter logMask = new AccountMaskingFormatter();
 
-    @PropertyInject("relay.channel.enabled")
-    private boolean channel;
-    @PropertyInject("relay.jobs.enabled")
-    private boolean jobs;
     @PropertyInject("relay.admin.enabled")
     private boolean admin;
     @PropertyInject("relay.admin.step-counts")
@@ -123,15 +114,10 @@ public class RelayBeans implements CamelConfiguration {
         return core;
     }
 
-    /** The timing settings, in /metrics for alert rules that compare ages with them: by name, the property of each. */
-    private static final Map<String, String> SETTINGS = Map.of("min-age", "relay.resolve.min-age",
-            "sent-stale-after", "relay.resolve.sent-stale-after", "every", "relay.jobs.every", "purge-every", "relay.jobs.purge-every",
-            "days", "relay.purge.days", "max-attempts", "relay.reprocess.max-attempts");
-
     /**
      * What depends on the ledger's beans ({@link LedgerBeans}, wired before this): the purge's batches, the group sizes
      * and the ledger's health in /metrics, GET /health; then the interceptors (the GUID in every log line's MDC, each
-     * step's counts for the route pictures), the traces, and the routes held back.
+     * step's counts for the route pictures) and the traces.
      */
     @Override
     public void configure(CamelContext context) {
@@ -143,8 +129,7 @@ public class RelayBeans implements CamelConfiguration {
         if (writer != null) {
             writer.reportGroupSizes(relayMetrics::ledgerGroup);
         }
-        SETTINGS.forEach((setting, key) -> relayMetrics.setting(setting, Long.parseLong(property(context, key))));
-        relayMetrics.setting("read-timeout", Long.parseLong(property(context, "relay.core.read-timeout-ms")) / 1000.0);
+        relayMetrics.settings(context);
         // a purge run's progress; on SQLite a writer of another process waiting for the ledger is not seen, so the purge
         // also listens for one
         beans.bind("purgeRun", new PurgeRun(relayMetrics, Double.parseDouble(property(context,
@@ -170,41 +155,8 @@ public class RelayBeans implements CamelConfiguration {
         context.getCamelContextExtension().addInterceptStrategy(guidMdc);
         // traces of transfers and of the timed routes' runs (OpenTelemetry), when relay.tracing.enabled
         if (tracing) {
-            Map<String, String> settings = new HashMap<>();
-            for (String key : List.of("service-name", "endpoint", "sampler-ratio", "queue-size")) {
-                settings.put(key, property(context, "relay.tracing." + key));
-            }
-            RelayTracing.install(context, settings, postgresql ? "postgresql" : "sqlite", relayMetrics);
+            RelayTracing.install(context, postgresql ? "postgresql" : "sqlite", relayMetrics);
         }
-
-        // Routes held back. A route's autoStartup is a literal boolean in Camel's YAML DSL schema, so the
-        // relay.*.enabled switches are applied here, as Camel's route filter by endpoint: the listener, the timers of
-        // the timed routes or the REST verbs are then not loaded at all (the direct: routes they call stay, for the
-        // one-shot commands). Loaded but stopped would not do: a stopped route makes GET /health DOWN, and a
-        // platform-http route cannot even be created without the admin endpoint's server.
-        List<String> notLoaded = new ArrayList<>();
-        if (!channel) {
-            // a one-shot command: no listener, no ledger watch (it checks its ledger once, at start)
-            notLoaded.addAll(List.of("netty:*", "timer:ledger-commit-watch*"));
-        }
-        if (!channel || replication == null) {
-            notLoaded.add("timer:ledger-replication-watch*");
-        }
-        if (!jobs) {
-            notLoaded.add("quartz:*");
-        }
-        if (!admin) {
-            notLoaded.add("rest:*");
-        }
-        if (!notLoaded.isEmpty()) {
-            context.getCamelContextExtension().getContextPlugin(Model.class).setRouteFilterPattern(null, String.join(",", notLoaded));
-        }
-    }
-
-    /** The secrets the relay was started with (bound by {@code Relay}), else this process's environment. */
-    static RelaySecrets secrets(CamelContext context) {
-        RelaySecrets secrets = context.getRegistry().lookupByNameAndType(RelaySecrets.BEAN, RelaySecrets.class);
-        return secrets != null ? secrets : RelaySecrets.from(System.getenv());
     }
 
     private static String property(CamelContext context, String key) {

@@ -31,6 +31,12 @@ public final class RelaySecrets {
         this.dbPassword = dbPassword;
     }
 
+    /** The secrets the relay was started with (bound by {@code Relay}), else this process's environment. */
+    static RelaySecrets of(org.apache.camel.CamelContext context) {
+        RelaySecrets secrets = context.getRegistry().lookupByNameAndType(BEAN, RelaySecrets.class);
+        return secrets != null ? secrets : from(System.getenv());
+    }
+
     /** The secrets in an environment such as {@link System#getenv()}. */
     public static RelaySecrets from(Map<String, String> environment) {
         return new RelaySecrets(value(environment, KEYSTORE_PASSWORD), value(environment, TRUSTSTORE_PASSWORD),

@@ -104,6 +104,17 @@ public class RelayMetrics {
         FunctionCounter.builder(name, owner, count).description(description).tags(tags).register(registry);
     }
 
+    /** The timing settings, in /metrics for alert rules that compare ages with them: by name, the property of each. */
+    private static final java.util.Map<String, String> SETTINGS = java.util.Map.of("min-age", "relay.resolve.min-age",
+            "sent-stale-after", "relay.resolve.sent-stale-after", "every", "relay.jobs.every", "purge-every", "relay.jobs.purge-every",
+            "days", "relay.purge.days", "max-attempts", "relay.reprocess.max-attempts");
+
+    /** The timing settings the relay runs with, from its properties, each as {@code relay_setting{name}}. */
+    public void settings(org.apache.camel.CamelContext context) {
+        SETTINGS.forEach((name, key) -> setting(name, Long.parseLong(context.resolvePropertyPlaceholders("{{" + key + "}}"))));
+        setting("read-timeout", Long.parseLong(context.resolvePropertyPlaceholders("{{relay.core.read-timeout-ms}}")) / 1000.0);
+    }
+
     /** A setting the relay runs with, as {@code relay_setting{name}}: seconds, or a count. */
     public void setting(String name, double value) {
         Gauge.builder("relay.setting", () -> value).description("The timing settings the relay runs with: seconds, or a count")

@@ -32,11 +32,12 @@ public final class RelayTracing {
     private RelayTracing() {
     }
 
-    /**
-     * @param settings relay.tracing.* (service-name, endpoint, sampler-ratio, queue-size), the defaults of the OTEL_*
-     *     variables
-     */
-    public static void install(CamelContext context, Map<String, String> settings, String dbSystem, RelayMetrics metrics) {
+    /** The relay.tracing.* properties (service-name, endpoint, sampler-ratio, queue-size) are the defaults of the OTEL_* variables. */
+    public static void install(CamelContext context, String dbSystem, RelayMetrics metrics) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (String key : new String[] {"service-name", "endpoint", "sampler-ratio", "queue-size"}) {
+            settings.put(key, context.resolvePropertyPlaceholders("{{relay.tracing." + key + "}}"));
+        }
         if (SDK_LOG.getUseParentHandlers()) {
             SDK_LOG.setUseParentHandlers(false);
             SDK_LOG.addHandler(new SLF4JBridgeHandler());
