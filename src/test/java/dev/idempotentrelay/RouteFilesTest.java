@@ -99,7 +99,7 @@ class RouteFilesTest {
             }
             Map<String, List<String>> expected = new TreeMap<>(STORIES);
             expected.remove("route-configuration");
-            // on this SQLite ledger: the replication watch is PostgreSQL's alone, not loaded (RelayBeans)
+            // on this SQLite ledger: the replication watch is PostgreSQL's alone, not loaded (HeldBackRoutes)
             expected.put("ledger-watch", List.of("watch-ledger-commit", "probe-ledger-commit"));
             assertEquals(expected, loaded);
             assertNotNull(model.getRouteConfigurationDefinition("channel-replies"));
@@ -119,7 +119,7 @@ class RouteFilesTest {
                             endpoint.getEndpointUri());
                 }
             }
-            assertEquals(11, writes, "ledger-write: endpoints");
+            assertEquals(12, writes, "ledger-write: endpoints");
             for (String id : List.of("receive-telegram", "resolve-unknown", "reprocess-failed", "purge-ledger", "watch-ledger-commit")) {
                 assertEquals(true, relay.relay().context().getRouteController().getRouteStatus(id).isStarted(), id);
             }

@@ -141,7 +141,7 @@ public final class LedgerMigrations {
 
     /**
      * At a relay's start, on a thread of its own, so that Flyway's classes load and the ledger is read beside the loading
-     * of the routes: {@link #migrate} for the relay that owns a SQLite file, {@link #requireCurrent} for every other.
+     * of the routes: {@link #migrate} for the relay that owns a SQLite file, then {@link #requireCurrent} for every one.
      * The relay waits for the result before any route starts (Relay).
      */
     public CompletableFuture<Void> checkAtStart(boolean migrateIfBehind, Consumer<String> out) {
@@ -150,9 +150,9 @@ public final class LedgerMigrations {
             try {
                 if (migrateIfBehind) {
                     migrate(out);
-                } else {
-                    requireCurrent();
                 }
+                // also after a migrate: one that had nothing to apply to a ledger at a newer version left it as it is
+                requireCurrent();
                 checked.complete(null);
             } catch (Exception | Error e) {
                 checked.completeExceptionally(e);
