@@ -141,18 +141,23 @@ public final class LedgerMigrations {
 
     /**
      * At a relay's start, on a thread of its own, so that Flyway's classes load and the ledger is read beside the loading
-     * of the routes: {@link #migrate} for the relay that owns a SQLite file, then {@link #requireCurrent} for every one.
+     * of the routes: {@link #requireCurrent}, and for the relay that owns a SQLite file, {@link #migrate} when it is
+     * behind (one scan of the migrations for a ledger that is current, none to migrate).
      * The relay waits for the result before any route starts (Relay).
      */
     public CompletableFuture<Void> checkAtStart(boolean migrateIfBehind, Consumer<String> out) {
         CompletableFuture<Void> checked = new CompletableFuture<>();
         Thread check = new Thread(() -> {
             try {
-                if (migrateIfBehind) {
+                try {
+                    requireCurrent();
+                } catch (LedgerVersionException e) {
+                    // behind this build (or empty): migrated, when the relay owns the file; any other refusal stands
+                    if (!migrateIfBehind || !e.behind()) {
+                        throw e;
+                    }
                     migrate(out);
                 }
-                // also after a migrate: one that had nothing to apply to a ledger at a newer version left it as it is
-                requireCurrent();
                 checked.complete(null);
             } catch (Exception | Error e) {
                 checked.completeExceptionally(e);
@@ -181,7 +186,7 @@ public final class LedgerMigrations {
             throw new LedgerVersionException(before == null
                     ? "the ledger is empty (version 0), this relay needs " + needed + ": run `idempotent-relay migrate`"
                             + " as a role that may change the schema"
-                    : behind(before + " (made before versioned migrations)", needed));
+                    : behind(before + " (made before versioned migrations)", needed), true);
         }
         for (MigrationInfo migration : all) {
             if (migration.getState() == MigrationState.FAILED || migration.getState() == MigrationState.FUTURE_FAILED) {
@@ -192,7 +197,7 @@ public final class LedgerMigrations {
         }
         String current = info.current() == null ? "0" : String.valueOf(info.current().getVersion());
         if (info.pending().length > 0) {
-            throw new LedgerVersionException(behind(current, needed));
+            throw new LedgerVersionException(behind(current, needed), true);
         }
         for (MigrationInfo migration : all) {
             if (migration.getState() == MigrationState.FUTURE_SUCCESS
@@ -305,8 +310,20 @@ public final class LedgerMigrations {
 
     /** A ledger this build does not run on, as one line that says what to do. */
     public static final class LedgerVersionException extends SQLException {
+        private final boolean behind;
+
         LedgerVersionException(String message) {
+            this(message, false);
+        }
+
+        LedgerVersionException(String message, boolean behind) {
             super(message);
+            this.behind = behind;
+        }
+
+        /** Whether the ledger is behind this build (or empty): what migrate brings up to date. */
+        public boolean behind() {
+            return behind;
         }
     }
 
