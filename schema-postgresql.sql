@@ -66,8 +66,9 @@ CREATE INDEX tx_history_purged_by_key ON tx_history ((history_key / 4096), guid)
 CREATE INDEX tx_history_first_version ON tx_history (guid) WHERE history_key IS NULL;
 
 -- One function for the row triggers of tx, as schema.sql's triggers do on SQLite: a new claim, and a change of state (an
--- UPDATE that leaves the state as it was adds no row). It deletes nothing: the purge deletes its rows in its own
--- statement (sql/postgresql/purge-done.sql).
+-- UPDATE that leaves the state as it was adds no row). A row marked by the purge of the release before 2026-12-05 (cause
+-- 'purge' and its relay's name, on a DONE row: a relay not yet upgraded beside upgraded ones) is deleted in the same
+-- statement, as then; this release's purge deletes its rows itself (sql/postgresql/purge-done.sql).
 CREATE FUNCTION tx_history_write() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     now_utc TEXT := to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS');
@@ -75,6 +76,8 @@ BEGIN
     IF TG_OP = 'INSERT' THEN
         INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause, history_key)
         VALUES (NEW.guid, now_utc, NULL, NEW.state, NEW.rsp_code, NEW.attempts, NEW.relay, NEW.cause, NEW.history_key);
+    ELSIF NEW.cause = 'purge' AND NEW.state = 'DONE' THEN
+        DELETE FROM tx WHERE guid = NEW.guid;
     ELSIF OLD.state IS DISTINCT FROM NEW.state THEN
         INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause, history_key)
         VALUES (NEW.guid, now_utc, OLD.state, NEW.state, NEW.rsp_code, NEW.attempts, NEW.relay, NEW.cause, NEW.history_key);
