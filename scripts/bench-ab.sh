@@ -16,26 +16,7 @@ cd "$(dirname "$0")/.."
 . scripts/common.sh
 BENCH_JAR=${BENCH_JAR:-target/idempotent-relay.jar}
 DURATION=${DURATION:-15}
-work=$(mktemp -d); pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-core_port=$(free_port)
-java -jar "$BENCH_JAR" core-sim --port "$core_port" > "$work/core.log" 2>&1 &
-pids+=($!)
-if [ "${OTLP_SINK:-}" = yes ]; then
-  sink_port=$(free_port)
-  python3 -c '
-import http.server, sys
-class Sink(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self.send_response(200); self.send_header("Content-Type", "application/x-protobuf"); self.send_header("Content-Length", "0"); self.end_headers()
-    def log_message(self, *args): pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Sink).serve_forever()' "$sink_port" &
-  pids+=($!)
-  export OTLP_SINK_URL="http://127.0.0.1:$sink_port"
-fi
+bench_setup
 i=0
 for v in ${VARIANTS:?VARIANTS=\"LABEL=JAR[:ROUTES_DIR] ...\"}; do
   i=$((i + 1)); label=${v%%=*}; rest=${v#*=}; jar=${rest%%:*}; routes=""; [ "$rest" != "$jar" ] && routes=${rest#*:}
