@@ -1,6 +1,7 @@
 package dev.idempotentrelay;
 
 import java.util.Map;
+import org.apache.camel.CamelContext;
 
 /**
  * The relay's secrets, read from the environment only (SPEC section 8): never a flag, a property or a placeholder,
@@ -32,7 +33,7 @@ public final class RelaySecrets {
     }
 
     /** The secrets the relay was started with (bound by {@code Relay}), else this process's environment. */
-    static RelaySecrets of(org.apache.camel.CamelContext context) {
+    static RelaySecrets of(CamelContext context) {
         RelaySecrets secrets = context.getRegistry().lookupByNameAndType(BEAN, RelaySecrets.class);
         return secrets != null ? secrets : from(System.getenv());
     }
