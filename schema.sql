@@ -26,6 +26,10 @@ CREATE TABLE tx (
 -- the timed routes look rows up by state and age
 CREATE INDEX tx_state_updated_at ON tx (state, updated_at);
 
+-- the purge's batch between its two statements, marked (sql/sqlite/mark-purge-batch.sql) and not yet deleted
+-- (sql/sqlite/purge-done.sql): empty the rest of the time
+CREATE INDEX tx_purge_batch ON tx (cause) WHERE cause = 'purge';
+
 -- One row per state change of a GUID (SPEC section 5, tx_history), written by the triggers below in the same transaction
 -- as the change, whatever statement made it: no change without its history row, no history row without its change.
 -- at is the database's clock at the change; from_state is NULL for a new claim, to_state 'purged' for a deleted row.
@@ -81,14 +85,8 @@ BEGIN
     UPDATE tx SET history_key = NEW.rowid WHERE rowid = NEW.rowid;
 END;
 
--- The purge (sql/sqlite/purge-done.sql) marks each row of its batch with cause 'purge' and its relay's name; this deletes the
--- row so marked, in the same statement, and the trigger after it records the deletion with that relay and cause.
-CREATE TRIGGER tx_delete_purge_marked AFTER UPDATE OF cause ON tx WHEN NEW.cause = 'purge' AND NEW.state = 'DONE'
-BEGIN
-    DELETE FROM tx WHERE rowid = NEW.rowid;
-END;
-
--- a deleted row: by the purge, or by a hand outside the relay (cause 'manual', no relay)
+-- a deleted row: by the purge (sql/sqlite/purge-done.sql deletes the rows sql/sqlite/mark-purge-batch.sql marked with cause
+-- 'purge' and its relay's name), or by a hand outside the relay (cause 'manual', no relay)
 CREATE TRIGGER tx_history_of_delete AFTER DELETE ON tx
 BEGIN
     INSERT INTO tx_history (guid, at, from_state, to_state, rsp_code, attempts, relay, cause, history_key)

@@ -4,10 +4,12 @@ statement, each its own transaction (BEGIN IMMEDIATE ... COMMIT, synchronous=FUL
 every CHECKPOINT rows as the relay's writer does; prints rows/s, CPU per row (user and all) and the WAL file's size.
 
     cp /tmp/bs/full.db /tmp/copy.db      # the 10-million-row ledger of scripts/bench-scale.sh
-    python3 scripts/ledger/purge-batches.py /tmp/copy.db 2000 100 2000 rowid
+    python3 scripts/ledger/purge-batches.py /tmp/copy.db 2000 100 2000 marked
 
-STATEMENT: rowid, today's sql/sqlite/purge-done.sql (the batch found and marked by rowid); guid, the build before (by GUID,
-with its schema's trigger). PRAGMAS="mmap_size=8000000000;cache_size=-262144" sets pragmas on the connection first.
+STATEMENT: marked, today's purge on a ledger at version 6 (sql/sqlite/mark-purge-batch.sql, then sql/sqlite/purge-done.sql
+deleting the marked rows, each its own transaction, as the route's two ledger-write steps); rowid, the build before (the
+batch marked by rowid, deleted by its schema's trigger tx_delete_purge_marked, version 5); guid, the one before that (by
+GUID). PRAGMAS="mmap_size=8000000000;cache_size=-262144" sets pragmas on the connection first.
 """
 import os, resource, sqlite3, sys, time
 
@@ -16,6 +18,8 @@ kind = sys.argv[5] if len(sys.argv) > 5 else "rowid"
 cut = "strftime('%Y-%m-%d %H:%M:%S', 'now', '-7 days')"
 statement = {
     "rowid": f"""WITH batch AS MATERIALIZED (SELECT rowid AS id FROM tx WHERE state = 'DONE' AND updated_at < {cut} LIMIT {batch})
+UPDATE tx SET cause = 'purge', relay = 'bench' WHERE rowid IN (SELECT id FROM batch)""",
+    "marked": f"""WITH batch AS MATERIALIZED (SELECT rowid AS id FROM tx WHERE state = 'DONE' AND updated_at < {cut} LIMIT {batch})
 UPDATE tx SET cause = 'purge', relay = 'bench' WHERE rowid IN (SELECT id FROM batch)""",
     "guid": f"""WITH batch AS MATERIALIZED (SELECT guid FROM tx WHERE state = 'DONE' AND updated_at < {cut} LIMIT {batch})
 UPDATE tx SET cause = 'purge', relay = 'bench' WHERE guid IN (SELECT guid FROM batch)""",
@@ -32,6 +36,11 @@ for _ in range(batches):
     db.execute(statement)
     n = db.execute("SELECT changes()").fetchone()[0]
     db.execute("COMMIT")
+    if kind == "marked":
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("DELETE FROM tx WHERE cause = 'purge' AND state = 'DONE'")
+        n = db.execute("SELECT changes()").fetchone()[0]
+        db.execute("COMMIT")
     rows, since = rows + n, since + n
     if since >= checkpoint_every:
         checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")

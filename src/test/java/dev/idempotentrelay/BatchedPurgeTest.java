@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
 import org.apache.camel.ProducerTemplate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -181,6 +182,33 @@ class BatchedPurgeTest {
                 assertEquals(0, due(rows), "batch size " + c[0]);
                 assertKept(rows);
             }
+        }
+    }
+
+    /**
+     * A process of the release before versioned migrations (6a871d4) runs its schema file at its start, whose trigger
+     * deletes each row the purge marks (its schema.sql, line 100, as below). The purge of this build counts its batch by
+     * its mark, so it still goes on batch after batch until the due rows are gone, and each is recorded as purged by it.
+     */
+    @Test
+    void onSqliteThePurgeGoesOnWhereAnEarlierReleaseMadeItsDeletingTriggerAgain() throws Exception {
+        String ledger = ledger("sqlite");
+        try (RelayUnderTest relay = RelayUnderTest.on(Path.of(ledger), core.url()).with("relay.jobs.batch-size", "10")
+                .with("relay.name", "relay-purging").start()) {
+            LedgerFile rows = file(ledger);
+            fill(rows, 25);
+            rows.execute("CREATE TRIGGER IF NOT EXISTS tx_delete_purge_marked AFTER UPDATE OF cause ON tx"
+                    + " WHEN NEW.cause = 'purge' AND NEW.state = 'DONE' BEGIN DELETE FROM tx WHERE rowid = NEW.rowid; END");
+            ProducerTemplate template = relay.relay().context().createProducerTemplate();
+            try {
+                assertSummary("purge: 25 deleted in 3 batches, ", template.requestBody("direct:run-purge", null, String.class));
+            } finally {
+                template.stop();
+            }
+            assertEquals(0, due(rows));
+            assertKept(rows);
+            assertEquals(25, rows.queryLong("SELECT COUNT(*) FROM tx_history WHERE guid LIKE 'OLDDONE%' AND to_state = 'purged'"
+                    + " AND cause = 'purge' AND relay = 'relay-purging'"));
         }
     }
 

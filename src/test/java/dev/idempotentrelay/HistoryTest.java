@@ -243,7 +243,7 @@ class HistoryTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"sqlite", "postgresql"})
-    void aRowDeletedByHandIsRecordedAsManualAndOneMarkedByAnEarlierVersionsPurgeAsPurgedByThatRelay(String kind) throws Exception {
+    void aRowDeletedByHandIsRecordedAsManualAndOneMarkedForThePurgeAsPurgedByTheRelayThatMarkedIt(String kind) throws Exception {
         CoreSimulator core = keep(CoreSimulator.start(0, 1_000));
         RelayUnderTest relay = relay(kind, core.url(), 5_000);
         String byHand = newGuid();
@@ -251,10 +251,15 @@ class HistoryTest {
         assertEquals("0000", send(relay, transfer(byHand)));
         assertEquals("0000", send(relay, transfer(marked)));
         file().execute("DELETE FROM tx WHERE guid = '" + byHand + "'");
-        // what the purge of the version before this one ran: it marks the row, the schema's trigger deletes it (a relay
-        // not yet upgraded beside upgraded ones on one ledger)
-        file().execute("UPDATE tx SET cause = 'purge', relay = 'relay-old' WHERE guid = '" + marked + "'");
         assertEquals(null, file().row(byHand));
+        file().execute("UPDATE tx SET cause = 'purge', relay = 'relay-old' WHERE guid = '" + marked + "'");
+        if (kind.equals("sqlite")) {
+            // on SQLite a mark for the purge (sql/sqlite/mark-purge-batch.sql) deletes nothing since version 6: the purge's
+            // own DELETE does, and the history names the mark
+            assertEquals("DONE", file().row(marked).get("state"));
+            file().execute("DELETE FROM tx WHERE cause = 'purge' AND state = 'DONE'");
+        }
+        // on PostgreSQL the row trigger deletes a row so marked, as the purge of a relay made before 2026-12-05 expects
         assertEquals(null, file().row(marked));
         assertEquals(followedBy(THROUGH_THE_CHANNEL, "DONE>purged 0000 1 null manual"), history(relay, byHand));
         assertEquals(followedBy(THROUGH_THE_CHANNEL, "DONE>purged 0000 1 relay-old purge"), history(relay, marked));

@@ -59,7 +59,7 @@ class RollingUpgradeIT {
     /** The version that a ledger of the previous release (made before versioned migrations) matches. */
     private static final String PREVIOUS_VERSION = "4";
     /** This build's version: the number of its last migration. */
-    private static final String VERSION = "5";
+    private static final String VERSION = "6";
     private static final String PREVIOUS = "previous-release";
     private static final String CURRENT = "this-build";
 
@@ -106,9 +106,9 @@ class RollingUpgradeIT {
         assertTrue(migrate.output().contains("migrate: recorded the ledger made before versioned migrations at version " + PREVIOUS_VERSION),
                 migrate.output().toString());
         assertTrue(migrate.output().stream().anyMatch(l -> l.startsWith("migrate: applied version " + VERSION + ": ")), migrate.output().toString());
-        assertTrue(migrate.output().get(migrate.output().size() - 1).endsWith(" is at version " + VERSION + " (1 applied)"),
+        assertTrue(migrate.output().get(migrate.output().size() - 1).endsWith(" is at version " + VERSION + " (2 applied)"),
                 migrate.output().toString());
-        assertEquals(List.of(PREVIOUS_VERSION + " BASELINE", VERSION + " SQL"), versions(ledger));
+        assertEquals(List.of(PREVIOUS_VERSION + " BASELINE", "5 SQL", VERSION + " SQL"), versions(ledger));
         System.out.println("rolling upgrade: the previous release's relay answered, by when the transfer was sent: " + onPrevious.phases);
         for (String phase : List.of("before migrate", "while migrate runs", "after migrate")) {
             assertTrue(onPrevious.phases.containsKey(phase), "no transfer was answered " + phase + ": " + onPrevious.phases);
@@ -139,7 +139,7 @@ class RollingUpgradeIT {
         whileRestarting.awaitReplies(whileRestarting.replies() + 50);
         whileRestarting.stop();
         assertEquals(migrated, schema(ledger), "the ledger's tables, columns, indexes, functions and triggers after the old relay's restart");
-        assertEquals(List.of(PREVIOUS_VERSION + " BASELINE", VERSION + " SQL"), versions(ledger));
+        assertEquals(List.of(PREVIOUS_VERSION + " BASELINE", "5 SQL", VERSION + " SQL"), versions(ledger));
         Load onRestarted = running.keep(new Load(PREVIOUS, previousPort, transfers, "after its restart"));
         onRestarted.awaitReplies(50);
         onRestarted.stop();

@@ -119,7 +119,7 @@ class RouteFilesTest {
                             endpoint.getEndpointUri());
                 }
             }
-            assertEquals(11, writes, "ledger-write: endpoints");
+            assertEquals(12, writes, "ledger-write: endpoints");
             for (String id : List.of("receive-telegram", "resolve-unknown", "reprocess-failed", "purge-ledger", "watch-ledger-commit")) {
                 assertEquals(true, relay.relay().context().getRouteController().getRouteStatus(id).isStarted(), id);
             }

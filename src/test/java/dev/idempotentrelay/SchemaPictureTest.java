@@ -1,11 +1,13 @@
 package dev.idempotentrelay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idempotentrelay.support.LedgerFile;
 import dev.idempotentrelay.support.Postgres;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -15,6 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +33,43 @@ class SchemaPictureTest {
     @TempDir
     Path dir;
 
+    /**
+     * The purge's DELETE is a statement that its route names, on each database: the file of every ledger-write step of
+     * purge.camel.yaml is read. SQLite's schema has no trigger that deletes a row of tx (issue 39: a trigger may record a
+     * change, not make one of another kind). PostgreSQL's row trigger still deletes a row marked by the purge of a relay
+     * made before 2026-12-05, which the previous release's schema file puts back at its start: no step of the purge
+     * route marks a row on PostgreSQL, so this build never calls on it.
+     */
+    @Test
+    void thePurgeRouteNamesItsDeleteAndNoTriggerDeletesALedgerRowForIt() throws Exception {
+        String route = Files.readString(Path.of("routes/purge.camel.yaml"));
+        for (String dialect : List.of("sqlite", "postgresql")) {
+            // the files of this database's steps: a step that names the other database's file is behind its filter
+            String other = dialect.equals("sqlite") ? "sql/postgresql/" : "sql/sqlite/";
+            String named = route.replace("{{relay.ledger.dialect}}", dialect);
+            List<String> deletes = new ArrayList<>();
+            List<String> marks = new ArrayList<>();
+            Matcher file = Pattern.compile("uri: \"?ledger-write:classpath:(sql/[a-z/-]+\\.sql)").matcher(named);
+            while (file.find()) {
+                if (file.group(1).startsWith(other)) {
+                    continue;
+                }
+                String sql = Files.readString(Path.of(file.group(1)));
+                if (sql.lines().anyMatch(l -> l.equals("DELETE FROM tx") || l.startsWith("DELETE FROM tx "))) {
+                    deletes.add(file.group(1));
+                }
+                if (sql.contains("SET cause = 'purge'")) {
+                    marks.add(file.group(1));
+                }
+            }
+            assertEquals(List.of("sql/" + dialect + "/purge-done.sql"), deletes, dialect + ": the files of the purge's steps that DELETE FROM tx");
+            assertEquals(dialect.equals("sqlite") ? List.of("sql/sqlite/mark-purge-batch.sql") : List.of(), marks,
+                    dialect + ": the files of the purge's steps that mark a row for the purge");
+        }
+        assertFalse(Pattern.compile("DELETE FROM tx\\b").matcher(Files.readString(Path.of("schema.sql"))).find(),
+                "schema.sql deletes a row of tx in a trigger");
+    }
+
     @Test
     void migratingAnEmptySqliteLedgerGivesSchemaSql() throws Exception {
         Path migrated = dir.resolve("migrated.db");
@@ -41,7 +82,7 @@ class SchemaPictureTest {
 
         List<String> picture = sqliteCatalog(pictured);
         assertEquals(List.of("index tx_history_first_version", "index tx_history_key", "index tx_history_purged_by_key",
-                "index tx_state_updated_at", "table ledger_probe", "table tx", "table tx_history", "trigger tx_delete_purge_marked",
+                "index tx_purge_batch", "index tx_state_updated_at", "table ledger_probe", "table tx", "table tx_history",
                 "trigger tx_history_key_of_older_row", "trigger tx_history_of_change", "trigger tx_history_of_claim",
                 "trigger tx_history_of_delete"), picture.stream().map(o -> o.substring(0, o.indexOf(':'))).toList(),
                 "what schema.sql describes");

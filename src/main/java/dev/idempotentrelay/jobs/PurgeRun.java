@@ -100,9 +100,13 @@ public class PurgeRun {
         markBefore = mark(exchange);
     }
 
-    /** After a batch of DONE rows: counted, and the pause before the next. */
+    /**
+     * After a batch of DONE rows: counted, and the pause before the next. The batch is the rows its mark chose (variable
+     * {@code rowsMarked}, SQLite), or else the rows its DELETE deleted (PostgreSQL).
+     */
     public void batch(Exchange exchange) {
-        int batch = RowBatch.rows(exchange);
+        Integer marked = exchange.getVariable("rowsMarked", Integer.class);
+        int batch = marked != null ? marked : RowBatch.rows(exchange);
         batches++;
         rows += batch;
         if (batch > 0) {
