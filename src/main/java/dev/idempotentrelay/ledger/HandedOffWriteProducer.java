@@ -4,11 +4,9 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.camel.Exchange;
-import org.apache.camel.component.sql.DefaultSqlPrepareStatementStrategy;
 import org.apache.camel.component.sql.SqlConstants;
 import org.apache.camel.component.sql.SqlEndpoint;
 import org.apache.camel.component.sql.SqlHelper;
-import org.apache.camel.component.sql.SqlPrepareStatementStrategy;
 import org.apache.camel.support.DefaultProducer;
 
 /**
@@ -23,7 +21,7 @@ final class HandedOffWriteProducer extends DefaultProducer {
     private final SqlEndpoint statement;
     private final SqlEndpoint group;
     private final LedgerWriter writer;
-    private final SqlPrepareStatementStrategy strategy;
+    private final ParsedNamedParameters strategy;
     private final Long commitWaitMs;
     private String query;
     /** Where the statement's {@code :#guid} stands among its values, or -1: the writer orders a group's writes by it. */
@@ -37,9 +35,8 @@ final class HandedOffWriteProducer extends DefaultProducer {
         this.group = group;
         this.writer = writer;
         this.commitWaitMs = commitWaitMs;
-        // LedgerSqlComponent gives every endpoint ParsedNamedParameters; camel-sql's default otherwise, as its producer
-        this.strategy = statement.getPrepareStatementStrategy() != null
-                ? statement.getPrepareStatementStrategy() : new DefaultSqlPrepareStatementStrategy(statement.getSeparator());
+        // LedgerWriteComponent takes no statement that this strategy leaves to camel-sql
+        this.strategy = (ParsedNamedParameters) statement.getPrepareStatementStrategy();
     }
 
     @Override
@@ -48,19 +45,17 @@ final class HandedOffWriteProducer extends DefaultProducer {
         // as camel-sql's producer does with a query that is text already (LedgerSqlComponent read the file)
         query = SqlHelper.resolveQuery(getEndpoint().getCamelContext(), statement.getQuery(),
                 statement.isUsePlaceholder() ? statement.getPlaceholder() : null);
-        if (strategy instanceof ParsedNamedParameters parsed && statement.isAllowNamedParameters()) {
-            guidAt = parsed.position(query, "guid");
-            if (group != null) {
-                String text = SqlHelper.resolveQuery(getEndpoint().getCamelContext(), group.getQuery(), null);
-                groupSql = parsed.prepareQuery(text, true, null);
-            }
+        guidAt = strategy.position(query, "guid");
+        if (group != null) {
+            groupSql = strategy.prepareQuery(SqlHelper.resolveQuery(getEndpoint().getCamelContext(), group.getQuery(), null), true, null);
         }
     }
 
     @Override
     public void process(Exchange exchange) throws Exception {
-        String prepared = strategy.prepareQuery(query, statement.isAllowNamedParameters(), exchange);
-        int expected = statement.getParametersCount() > 0 ? statement.getParametersCount() : ParameterMarkers.count(prepared);
+        String prepared = strategy.prepareQuery(query, true, exchange);
+        // LedgerSqlComponent set it from the statement's text
+        int expected = statement.getParametersCount();
         List<Object> values = new ArrayList<>(expected);
         if (expected > 0 || statement.isAlwaysPopulateStatement()) {
             Iterator<?> i = strategy.createPopulateIterator(query, prepared, expected, exchange, exchange.getIn().getBody());

@@ -1,7 +1,5 @@
 package dev.idempotentrelay.ledger;
 
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.camel.Endpoint;
 import org.apache.camel.component.sql.DefaultSqlEndpoint;
@@ -29,12 +27,9 @@ public class LedgerSqlComponent extends SqlComponent {
     protected Endpoint createEndpoint(String uri, String remaining, Map<String, Object> parameters) throws Exception {
         Endpoint endpoint = super.createEndpoint(uri, remaining, parameters);
         if (endpoint instanceof SqlEndpoint sql && ResourceHelper.hasScheme(sql.getQuery())) {
-            String text;
-            try (InputStream in = ResourceHelper.resolveMandatoryResourceAsInputStream(getCamelContext(), sql.getQuery())) {
-                text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            }
-            // the placeholders first (their SQL may hold :#name parameters), then what camel-sql does to a file's text
-            text = getCamelContext().resolvePropertyPlaceholders(text);
+            // read as camel-sql's producer reads it (comment lines dropped); the property placeholders before its
+            // :#name parameters are marked, as their SQL may hold such parameters
+            String text = getCamelContext().resolvePropertyPlaceholders(SqlHelper.resolveQuery(getCamelContext(), sql.getQuery(), null));
             sql.setQuery(SqlHelper.resolvePlaceholders(text, sql.isUsePlaceholder() ? sql.getPlaceholder() : null));
         }
         if (endpoint instanceof DefaultSqlEndpoint sql && sql.getPrepareStatementStrategy() == null) {

@@ -52,10 +52,15 @@ public class LedgerWriteComponent extends LedgerSqlComponent {
         }
         String groupedAs = getAndRemoveParameter(parameters, "groupedAs", String.class);
         SqlEndpoint statement = (SqlEndpoint) super.createEndpoint(uri, remaining, parameters);
+        // the writers bind a write's values by the one parser of named parameters: what it leaves to camel-sql is refused
+        if (!(statement.getPrepareStatementStrategy() instanceof ParsedNamedParameters names) || !statement.isAllowNamedParameters()
+                || names.names(statement.getQuery()) == null) {
+            throw new IllegalArgumentException(uri + ": a ledger write takes :#name parameters only: no Simple expressions, IN"
+                    + " lists, prepareStatementStrategy or allowNamedParameters=false");
+        }
         SqlEndpoint group = null;
         if (groupedAs != null && writer instanceof PostgresGroupCommit) {
             group = (SqlEndpoint) super.createEndpoint("ledger-write:" + groupedAs, groupedAs, new HashMap<>());
-            ParsedNamedParameters names = (ParsedNamedParameters) statement.getPrepareStatementStrategy();
             if (!Objects.equals(names.names(statement.getQuery()), names.names(group.getQuery()))) {
                 throw new IllegalArgumentException(uri + ": groupedAs " + groupedAs + " must take the parameters of the statement, "
                         + names.names(statement.getQuery()) + ", in that order, not " + names.names(group.getQuery()));

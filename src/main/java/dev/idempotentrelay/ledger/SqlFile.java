@@ -1,59 +1,36 @@
 package dev.idempotentrelay.ledger;
 
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import java.sql.SQLException;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
+import org.apache.camel.component.sql.SqlHelper;
 
 /**
- * A named SQL file of {@code sql/} read from the classpath for plain JDBC: the same statement the routes run
- * through camel-sql, its {@code :#name} parameters turned into {@code ?} in order.
+ * A named SQL file of {@code sql/} read from the classpath for plain JDBC: the same statement the routes run through
+ * camel-sql, read as camel-sql reads it (comment lines dropped, {@code :#name} made {@code :?name}) and its parameters
+ * turned into {@code ?} in order by the relay's one parser of them, {@link ParsedNamedParameters}.
  */
 public record SqlFile(String name, String jdbc, List<String> parameters) {
 
-    private static final Pattern PARAMETER = Pattern.compile(":#([A-Za-z][A-Za-z0-9_]*)");
+    private static final ParsedNamedParameters NAMED_PARAMETERS = new ParsedNamedParameters();
 
     public static SqlFile load(String name) {
         String resource = "sql/" + name + ".sql";
-        String text;
-        try {
-            text = code(resource);
-        } catch (FileNotFoundException e) {
-            throw new IllegalStateException(e.getMessage());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        if (text.contains("{{")) {
-            throw new IllegalStateException(resource + " uses property placeholders: run it through the sql: component");
-        }
-        List<String> parameters = new ArrayList<>();
-        Matcher m = PARAMETER.matcher(text);
-        StringBuilder jdbc = new StringBuilder();
-        while (m.find()) {
-            parameters.add(m.group(1));
-            m.appendReplacement(jdbc, "?");
-        }
-        m.appendTail(jdbc);
-        return new SqlFile(name, jdbc.toString(), List.copyOf(parameters));
-    }
-
-    /**
-     * The text of a SQL file on the classpath (a named statement, or a schema) without its comment lines: camel-sql
-     * drops them too, and their text may name parameters or hold a semicolon.
-     */
-    static String code(String resource) throws IOException {
         try (InputStream in = SqlFile.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
-                throw new FileNotFoundException(resource + " is not on the classpath");
+                throw new IllegalStateException(resource + " is not on the classpath");
             }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
-                    .filter(line -> !line.strip().startsWith("--")).collect(Collectors.joining("\n"));
+            String text = SqlHelper.resolvePlaceholders(new String(in.readAllBytes(), StandardCharsets.UTF_8), "#");
+            List<String> parameters = NAMED_PARAMETERS.names(text);
+            if (text.contains("{{") || parameters == null) {
+                throw new IllegalStateException(resource + " uses property placeholders, Simple expressions or IN lists: run"
+                        + " it through the sql: component");
+            }
+            return new SqlFile(name, NAMED_PARAMETERS.prepareQuery(text, true, null), parameters);
+        } catch (IOException | SQLException e) {
+            throw new IllegalStateException(resource + ": " + e.getMessage(), e);
         }
     }
 }

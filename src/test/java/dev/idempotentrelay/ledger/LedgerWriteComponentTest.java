@@ -145,4 +145,24 @@ class LedgerWriteComponentTest {
                         Map.of("guid", "SOLO000000000000000000000000000B", "txCode", "TR01")));
         assertTrue(refused.getCause().getMessage().contains("request"), refused.getCause().getMessage());
     }
+
+    /**
+     * A ledger write binds its values by the one parser of named parameters: a statement that parser leaves to
+     * camel-sql's own strategy is refused when its endpoint is made, with the URI and why, not at its first write.
+     */
+    @Test
+    void aWriteThatTheParserOfNamedParametersLeavesToCamelSqlIsRefusedWhenItsEndpointIsMade() throws Exception {
+        start(new SqliteGroupCommit(pool, 512, 1000));
+        for (String uri : java.util.List.of("ledger-write:DELETE FROM tx WHERE guid = :#${header.guid}",
+                "ledger-write:DELETE FROM tx WHERE guid IN (:#in:guids)",
+                "ledger-write:classpath:sql/claim-new-guid.sql?allowNamedParameters=false")) {
+            Exception refused = assertThrows(Exception.class, () -> camel.getEndpoint(uri));
+            Throwable cause = refused;
+            while (cause.getCause() != null && !(cause instanceof IllegalArgumentException)) {
+                cause = cause.getCause();
+            }
+            assertTrue(cause.getMessage().contains(": a ledger write takes :#name parameters only"), uri + ": " + cause.getMessage());
+        }
+        assertEquals(1, count(claim("PARSED00000000000000000000000000", new byte[] {1})), "a write of :#name parameters goes");
+    }
 }
