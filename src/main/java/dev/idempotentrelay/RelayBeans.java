@@ -4,7 +4,6 @@ import dev.idempotentrelay.core.CoreConnectionManager;
 import dev.idempotentrelay.jobs.JobRunSummary;
 import dev.idempotentrelay.jobs.PurgeRun;
 import dev.idempotentrelay.jobs.RowBatch;
-import dev.idempotentrelay.ledger.LedgerDialect;
 import dev.idempotentrelay.ledger.LedgerRowColumns;
 import dev.idempotentrelay.ledger.LedgerRowView;
 import dev.idempotentrelay.ledger.LedgerWriteComponent;
@@ -116,50 +115,42 @@ public class RelayBeans implements CamelConfiguration {
 
     /**
      * What depends on the ledger's beans ({@link LedgerBeans}, wired before this): the purge's batches, the group sizes
-     * and the ledger's health in /metrics, GET /health; then the interceptors (the GUID in every log line's MDC, each
-     * step's counts for the route pictures) and the traces.
+     * and the ledger's health in /metrics, GET /health; then the interceptors (each step's counts for the route
+     * pictures, the GUID in every log line's MDC) and the traces.
      */
     @Override
     public void configure(CamelContext context) {
         Registry beans = context.getRegistry();
-        LedgerDialect dialect = beans.lookupByNameAndType("ledgerDialect", LedgerDialect.class);
-        boolean postgresql = dialect == LedgerDialect.POSTGRESQL;
         ReplicationCheck replication = beans.lookupByNameAndType("ledgerReplication", ReplicationCheck.class);
         LedgerWriter writer = beans.lookupByNameAndType("ledger-write", LedgerWriteComponent.class).writer();
         if (writer != null) {
             writer.reportGroupSizes(relayMetrics::ledgerGroup);
         }
         relayMetrics.settings(context);
-        // a purge run's progress; on SQLite a writer of another process waiting for the ledger is not seen, so the purge
-        // also listens for one
-        beans.bind("purgeRun", new PurgeRun(relayMetrics, Double.parseDouble(property(context,
-                postgresql ? "relay.jobs.postgresql.batch-share" : "relay.jobs.batch-share")),
-                Integer.parseInt(property(context, "relay.history.days")), !postgresql));
+        // a purge run's progress, made here and not in a @BindToRegistry method, which Camel Main calls twice: its gauges
+        // are registered once, for the first. On SQLite a writer of another process waiting for the ledger is not seen,
+        // so the purge also listens for one
+        boolean postgresql = "postgresql".equals(context.resolvePropertyPlaceholders("{{relay.ledger.dialect}}"));
+        beans.bind("purgeRun", new PurgeRun(relayMetrics, Double.parseDouble(context.resolvePropertyPlaceholders(
+                postgresql ? "{{relay.jobs.postgresql.batch-share}}" : "{{relay.jobs.batch-share}}")),
+                Integer.parseInt(context.resolvePropertyPlaceholders("{{relay.history.days}}")), !postgresql));
         LedgerCommitCheck ledgerCommit = beans.lookupByNameAndType("ledgerCommitCheck", LedgerCommitCheck.class);
         relayMetrics.flag("relay.ledger.writable", "1 while the last probe commit of the ledger completed within relay.db.connect-wait-ms",
                 ledgerCommit::writable);
         relayMetrics.flag("relay.ledger.unsafe.replication", "1 while the last check of a PostgreSQL ledger found asynchronous standbys "
                 + "and no synchronous one", () -> replication != null && replication.unsafe());
-        HealthReport health = new HealthReport();
-        health.setCoreCalls(coreCalls);
-        health.setReplication(replication);
-        beans.bind("healthReport", health);
+        beans.bind("healthReport", new HealthReport(coreCalls, replication));
         // the route pictures (GET /, /routes.svg, /routes/{id}.svg), with each step's counts when the relay keeps them
         StepCounter steps = admin && stepCounts ? new StepCounter() : null;
         if (steps != null) {
             context.getCamelContextExtension().addInterceptStrategy(steps);
         }
         beans.bind("routePage", new RoutePage(steps));
-        GuidMdcInterceptStrategy guidMdc = new GuidMdcInterceptStrategy();
-        beans.bind("guidMdc", guidMdc);
-        context.getCamelContextExtension().addInterceptStrategy(guidMdc);
+        // the GUID in every log line's MDC
+        context.getCamelContextExtension().addInterceptStrategy(new GuidMdcInterceptStrategy());
         // traces of transfers and of the timed routes' runs (OpenTelemetry), when relay.tracing.enabled
         if (tracing) {
-            RelayTracing.install(context, postgresql ? "postgresql" : "sqlite", relayMetrics);
+            RelayTracing.install(context, relayMetrics);
         }
-    }
-
-    private static String property(CamelContext context, String key) {
-        return context.resolvePropertyPlaceholders("{{" + key + "}}");
     }
 }

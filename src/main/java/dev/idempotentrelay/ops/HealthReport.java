@@ -22,15 +22,12 @@ import org.apache.camel.health.HealthCheckHelper;
  */
 public class HealthReport {
 
-    private CoreCallStatus coreCalls;
-    private ReplicationCheck replication;
+    private final CoreCallStatus coreCalls;
+    private final ReplicationCheck replication;
 
-    public void setCoreCalls(CoreCallStatus coreCalls) {
+    /** @param replication the replication check of a PostgreSQL ledger; null on SQLite */
+    public HealthReport(CoreCallStatus coreCalls, ReplicationCheck replication) {
         this.coreCalls = coreCalls;
-    }
-
-    /** The replication check of a PostgreSQL ledger; none on SQLite. */
-    public void setReplication(ReplicationCheck replication) {
         this.replication = replication;
     }
 

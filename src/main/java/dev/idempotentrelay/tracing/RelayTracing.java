@@ -32,8 +32,12 @@ public final class RelayTracing {
     private RelayTracing() {
     }
 
-    /** The relay.tracing.* properties (service-name, endpoint, sampler-ratio, queue-size) are the defaults of the OTEL_* variables. */
-    public static void install(CamelContext context, String dbSystem, RelayMetrics metrics) {
+    /**
+     * The relay.tracing.* properties (service-name, endpoint, sampler-ratio, queue-size) are the defaults of the OTEL_*
+     * variables; the ledger's database ({@code relay.ledger.dialect}, sqlite or postgresql) is its spans' db.system.
+     */
+    public static void install(CamelContext context, RelayMetrics metrics) {
+        String dbSystem = context.resolvePropertyPlaceholders("{{relay.ledger.dialect}}");
         Map<String, String> settings = new LinkedHashMap<>();
         for (String key : new String[] {"service-name", "endpoint", "sampler-ratio", "queue-size"}) {
             settings.put(key, context.resolvePropertyPlaceholders("{{relay.tracing." + key + "}}"));
