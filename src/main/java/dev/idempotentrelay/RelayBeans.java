@@ -4,6 +4,7 @@ import dev.idempotentrelay.core.CoreConnectionManager;
 import dev.idempotentrelay.jobs.JobRunSummary;
 import dev.idempotentrelay.jobs.PurgeRun;
 import dev.idempotentrelay.jobs.RowBatch;
+import dev.idempotentrelay.ledger.LedgerDialect;
 import dev.idempotentrelay.ledger.LedgerRowColumns;
 import dev.idempotentrelay.ledger.LedgerRowView;
 import dev.idempotentrelay.ledger.LedgerWriteComponent;
@@ -130,7 +131,7 @@ public class RelayBeans implements CamelConfiguration {
         // a purge run's progress, made here and not in a @BindToRegistry method, which Camel Main calls twice: its gauges
         // are registered once, for the first. On SQLite a writer of another process waiting for the ledger is not seen,
         // so the purge also listens for one
-        boolean postgresql = "postgresql".equals(context.resolvePropertyPlaceholders("{{relay.ledger.dialect}}"));
+        boolean postgresql = beans.lookupByNameAndType("ledgerDialect", LedgerDialect.class) == LedgerDialect.POSTGRESQL;
         beans.bind("purgeRun", new PurgeRun(relayMetrics, Double.parseDouble(context.resolvePropertyPlaceholders(
                 postgresql ? "{{relay.jobs.postgresql.batch-share}}" : "{{relay.jobs.batch-share}}")),
                 Integer.parseInt(context.resolvePropertyPlaceholders("{{relay.history.days}}")), !postgresql));
