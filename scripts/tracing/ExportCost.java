@@ -1,8 +1,8 @@
 /*
  * What the OTLP/HTTP exporter costs per span, outside the relay: a batch of 512 spans shaped as 64 transfers' (the root
  * with its four attributes, four route spans, two database spans, the POST), exported again and again to an OTLP sink
- * (OTLP_SINK's Python server of scripts/bench-ab.sh, on port 4399 here), each memory mode of the exporter in turn, six
- * rounds; prints the process's CPU per span of each. Throwaway-sized, kept for its figures in docs/performance.md:
+ * (the Python server of bench_setup in scripts/common.sh, on port 4399 here), each memory mode of the exporter in turn,
+ * six rounds; prints the process's CPU per span of each. Throwaway-sized, kept for its figures in docs/performance.md:
  *   javac -cp target/idempotent-relay.jar -d /tmp/ec scripts/tracing/ExportCost.java
  *   java -Xms256m -Xmx256m -XX:+UseParallelGC -cp /tmp/ec:target/idempotent-relay.jar ExportCost http://127.0.0.1:4399/v1/traces 2000
  */
