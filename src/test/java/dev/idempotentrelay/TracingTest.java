@@ -167,6 +167,31 @@ class TracingTest {
     }
 
     @Test
+    void resolvesInquiryIsAnHttpSpanOfItsRunAndTheCoreJoinsItsTrace() throws Exception {
+        OtlpReceiver collector = running.keep(OtlpReceiver.start());
+        CoreSimulator core = running.keep(CoreSimulator.start(0, 1_500));
+        RelayUnderTest relay = running.keep(traced(core, collector.endpoint()).readTimeoutMs(300)
+                .with("relay.jobs.enabled", "true").with("relay.jobs.every", "1")
+                .with("relay.resolve.min-age", "3").start());
+        String guid = newGuid();
+        try (Channel channel = Channel.open(relay.port)) {
+            // the core answers after the relay stopped waiting: UNKNOWN, for resolve to ask about
+            assertEquals("E901", Telegram.rspCode(channel.send(transfer(guid, 10_000, "SLOW lunch"))));
+        }
+        ReceivedSpan get = collector.await("resolve's inquiry", EXPORTED,
+                s -> s.name().equals("GET") && String.valueOf(s.attribute("url.full")).endsWith("/v1/transfers/" + guid));
+        assertEquals(SpanKind.SPAN_KIND_CLIENT, get.kind());
+        assertEquals("GET", get.attribute("http.request.method"));
+        assertEquals("200", get.attribute("http.response.status_code"));
+        Await.until("the inquiry's route", EXPORTED, () -> collector.trace(get.traceId()).stream()
+                .anyMatch(s -> s.spanId().equals(get.parentSpanId()) && s.name().equals("inquire-core")));
+        assertTrue(names(collector.trace(get.traceId())).contains("resolve-unknown"), "a step of a resolve run's trace");
+        // the core got the inquiry's traceparent
+        assertTrue(core.traceparent(guid).startsWith("00-" + get.traceId() + "-" + get.spanId() + "-"), core.traceparent(guid));
+        Await.until("the row resolved", EXPORTED, () -> "DONE".equals(relay.ledger.row(guid).get("state")));
+    }
+
+    @Test
     void atARatioOfATenthAboutOneTransferInTenIsTraced() throws Exception {
         OtlpReceiver collector = running.keep(OtlpReceiver.start());
         CoreSimulator core = running.keep(CoreSimulator.start(0, 1_000));

@@ -18,7 +18,7 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  * HTTP (protobuf) sent by the JDK's HttpClient, a batch span processor with a bounded queue, a parent-based ratio
  * sampler. Then: a span per route ({@link RouteSpans}), per ledger statement and core call ({@link EndpointSpans},
  * {@link CoreCallTraceContext}), trace ids in the log lines ({@link TraceMdcInterceptStrategy}), and the spans exported
- * and dropped in /metrics. Off, none of it exists: no SDK, no exporter thread, no notifier.
+ * and dropped in /metrics. Off, none of it exists: no SDK, no exporter thread, no interceptor.
  */
 public final class RelayTracing {
 
@@ -77,7 +77,7 @@ public final class RelayTracing {
         Tracer tracer = sdk.getTracer("idempotent-relay");
 
         context.addRoutePolicyFactory(new RouteSpans(tracer));
-        context.getManagementStrategy().addEventNotifier(new EndpointSpans(tracer, dbSystem));
+        context.getCamelContextExtension().addInterceptStrategy(new EndpointSpans(tracer, dbSystem));
         context.getComponent("http", HttpComponent.class).setHttpClientConfigurer(new CoreCallTraceContext());
         context.getCamelContextExtension().addInterceptStrategy(new TraceMdcInterceptStrategy());
         metrics.counter("relay.tracing.spans.exported", "Spans of traces the collector took", counts, SpanExportCounts::exported);
