@@ -6,7 +6,8 @@
 # variant's median throughput and the median of its per-round ratio to the first variant's; then the relay's CPU time
 # per reply in each round (scripts/proc-cpu.py around the bench command, warm-up included), its median, ratio to the
 # first variant's, and the median by group of threads: a figure that the host's speed moves less than throughput does.
-# The relays wait idle while another is measured. ENV_<LABEL> and OTLP_SINK as in bench-ab.sh, e.g. the traces of issue 38:
+# The relays wait idle while another is measured. BENCH_ARGS go to every bench command (--resend-ratio 1: resends of
+# DONE GUIDs). ENV_<LABEL> and OTLP_SINK as in bench-ab.sh, e.g. the traces of issue 38:
 #   OTLP_SINK=yes ENV_on1="RELAY_TRACING_ENABLED=true OTEL_EXPORTER_OTLP_ENDPOINT=\$OTLP_SINK_URL" \
 #   VARIANTS="off=target/idempotent-relay.jar on1=target/idempotent-relay.jar" scripts/bench-alternate.sh
 set -euo pipefail
@@ -22,7 +23,7 @@ for v in ${VARIANTS:?VARIANTS=\"LABEL=JAR ...\"}; do
        --admin-port "$(free_port)" > "$work/relay-$label.log" 2>&1 &
   pids+=($!); relay_pids+=($!)
   for _ in $(seq 1 600); do grep -q "listening on port" "$work/relay-$label.log" 2>/dev/null && break; sleep 0.2; done
-  java -jar "$BENCH_JAR" bench --port "$port" --connections 32 --duration "${WARMUP:-60}" > /dev/null 2>&1 || true
+  java -jar "$BENCH_JAR" bench --port "$port" --connections 32 --duration "${WARMUP:-60}" ${BENCH_ARGS:-} > /dev/null 2>&1 || true
   labels+=("$label"); ports+=("$port")
 done
 n=${#labels[@]}
@@ -30,7 +31,7 @@ for r in $(seq 1 "${ROUNDS:-8}"); do
   for k in $(seq 0 $((n - 1))); do
     i=$(( (k + r - 1) % n ))
     python3 scripts/proc-cpu.py "${relay_pids[$i]}" > "$work/cpu.before"
-    java -jar "$BENCH_JAR" bench --port "${ports[$i]}" --connections 32 --duration "${DURATION:-10}" --warmup 2 > "$work/bench.out" 2>&1 || true
+    java -jar "$BENCH_JAR" bench --port "${ports[$i]}" --connections 32 --duration "${DURATION:-10}" --warmup 2 ${BENCH_ARGS:-} > "$work/bench.out" 2>&1 || true
     # every reply of the run, warm-up included (its progress lines count them), and the relay's CPU over the same run
     replies=$(awk '$1 ~ /^[0-9]+s$/ && $3 == "replies" {n = $2} END {print n + 0}' "$work/bench.out")
     echo "round $r ${labels[$i]} $(grep -o 'throughput *[0-9]*' "$work/bench.out" | awk '{print $2}') $replies" \
