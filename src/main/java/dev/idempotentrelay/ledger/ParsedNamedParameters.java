@@ -18,6 +18,7 @@ import org.apache.camel.component.sql.DefaultSqlPrepareStatementStrategy;
  * A name is looked up in the body when it is a map, then the headers, then the variables (camel-sql also tries
  * to convert any other body to a map, which this does not).
  * A statement with Simple expressions ({@code :#${...}}) or IN lists goes to camel-sql's own strategy.
+ * What that is worth is in {@link LedgerSqlComponent}'s comment.
  */
 public class ParsedNamedParameters extends DefaultSqlPrepareStatementStrategy {
 
