@@ -77,8 +77,17 @@ final class EndpointSpans implements InterceptStrategy, Ordered {
             @Override
             public boolean process(Exchange exchange, AsyncCallback callback) {
                 ActiveSpan route = ActiveSpan.on(exchange);
-                if (route == null || route == ActiveSpan.UNTRACED) {
+                if (route == null || route == ActiveSpan.UNTRACED || (file != null && !route.sampled())) {
                     return processor.process(exchange, callback);
+                }
+                if (!route.sampled()) {
+                    // a trace the sampler left out: no span, but the core gets its traceparent (flag 00), so that its
+                    // own sampler can follow the relay's
+                    CoreCallTraceContext.begin(route.span());
+                    return processor.process(exchange, doneSync -> {
+                        CoreCallTraceContext.end();
+                        callback.done(doneSync);
+                    });
                 }
                 var builder = tracer.spanBuilder(file != null ? file : "HTTP").setSpanKind(SpanKind.CLIENT)
                         .setParent(Context.root().with(route.span()));

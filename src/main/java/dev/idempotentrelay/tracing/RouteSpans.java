@@ -22,7 +22,8 @@ import org.apache.camel.support.SynchronizationAdapter;
  * {@code transfer}, ended when the exchange is done, with the channel, the GUID, the state change and the reply code:
  * an E-code marks it as an error. An exchange of a timed route (Quartz) or of a one-shot command (a direct: route
  * called from outside) is a trace of its own, rooted at its first route; the admin API's and the ledger watch's
- * exchanges (timer, rest, platform-http, and the probe commit that GET /health sends to) are not traced. Camel's own way of tracing routes (camel-tracing's
+ * exchanges (timer, rest, platform-http, and the probe commit that GET /health sends to) are not traced. A trace that
+ * the sampler leaves out makes no span beyond its first: that one stands for the routes it passes. Camel's own way of tracing routes (camel-tracing's
  * TracingRoutePolicy), applied to every route by one factory: the route files stay as they are.
  */
 final class RouteSpans implements RoutePolicyFactory {
@@ -74,6 +75,12 @@ final class RouteSpans implements RoutePolicyFactory {
                 exchange.getExchangeExtension().addOnCompletion(endTransfer(current));
             }
         }
+        if (current != null && !current.sampled()) {
+            // a trace the sampler left out: its root stands for every route it passes (the core still gets its
+            // traceparent, flag 00), and none of them makes a span that nobody records
+            current.activate(exchange);
+            return;
+        }
         var span = tracer.spanBuilder(route.getRouteId());
         if (current == null) {
             span.setNoParent();
@@ -85,8 +92,8 @@ final class RouteSpans implements RoutePolicyFactory {
 
     private static void done(Route route, Exchange exchange) {
         ActiveSpan current = ActiveSpan.on(exchange);
-        if (current == null || current == ActiveSpan.UNTRACED) {
-            return;
+        if (current == null || !current.sampled()) {
+            return; // not traced, or left out by the sampler: no span of this route's to end
         }
         Throwable failure = exchange.getException();
         if (failure != null) {
