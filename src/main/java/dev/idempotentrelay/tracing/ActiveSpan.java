@@ -2,6 +2,7 @@ package dev.idempotentrelay.tracing;
 
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.StatusCode;
 import org.apache.camel.Exchange;
 
 /**
@@ -27,5 +28,13 @@ record ActiveSpan(Span span, ActiveSpan parent, String traceId, String spanId, b
 
     void activate(Exchange exchange) {
         exchange.setProperty(PROPERTY, this);
+    }
+
+    /** Marks {@code span} as an error by {@code failure}, when there is one: the exception recorded, its class the status's message. */
+    static void failed(Span span, Throwable failure) {
+        if (failure != null) {
+            span.recordException(failure);
+            span.setStatus(StatusCode.ERROR, failure.getClass().getSimpleName());
+        }
     }
 }

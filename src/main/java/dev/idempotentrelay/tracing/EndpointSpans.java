@@ -3,7 +3,6 @@ package dev.idempotentrelay.tracing;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import dev.idempotentrelay.ledger.LedgerWriteEndpoint;
@@ -77,42 +76,39 @@ final class EndpointSpans implements InterceptStrategy, Ordered {
             @Override
             public boolean process(Exchange exchange, AsyncCallback callback) {
                 ActiveSpan route = ActiveSpan.on(exchange);
-                if (route == null || route == ActiveSpan.UNTRACED || (file != null && !route.sampled())) {
+                boolean http = file == null;
+                if (route == null || route == ActiveSpan.UNTRACED || (!http && !route.sampled())) {
                     return processor.process(exchange, callback);
                 }
-                if (!route.sampled()) {
-                    // a trace the sampler left out: no span, but the core gets its traceparent (flag 00), so that its
-                    // own sampler can follow the relay's
-                    CoreCallTraceContext.begin(route.span());
-                    return processor.process(exchange, doneSync -> {
-                        CoreCallTraceContext.end();
-                        callback.done(doneSync);
-                    });
-                }
-                var builder = tracer.spanBuilder(file != null ? file : "HTTP").setSpanKind(SpanKind.CLIENT)
-                        .setParent(Context.root().with(route.span()));
-                if (file != null) {
-                    builder.setAttribute(DB_SYSTEM, dbSystem).setAttribute(DB_OPERATION, file);
-                }
-                Span span = builder.startSpan();
-                if (file == null) {
+                // a trace the sampler left out gets no span; its core call still sends its traceparent (flag 00), so
+                // that the core's own sampler can follow the relay's
+                Span span = route.sampled() ? clientSpan(route, file) : null;
+                if (http) {
                     // the HTTP producer sends on this thread: its request interceptor finds the span here
-                    CoreCallTraceContext.begin(span);
+                    CoreCallTraceContext.begin(span != null ? span : route.span());
                 }
                 return processor.process(exchange, doneSync -> {
-                    if (file == null) {
+                    if (http) {
                         CoreCallTraceContext.end();
                     }
-                    Throwable failure = exchange.getException();
-                    if (failure != null) {
-                        span.recordException(failure);
-                        span.setStatus(StatusCode.ERROR, failure.getClass().getSimpleName());
+                    if (span != null) {
+                        ActiveSpan.failed(span, exchange.getException());
+                        span.end();
                     }
-                    span.end();
                     callback.done(doneSync);
                 });
             }
         };
+    }
+
+    /** A database span named by its SQL file, or an HTTP span ({@code file} null), child of the route's span. */
+    private Span clientSpan(ActiveSpan route, String file) {
+        var builder = tracer.spanBuilder(file != null ? file : "HTTP").setSpanKind(SpanKind.CLIENT)
+                .setParent(Context.root().with(route.span()));
+        if (file != null) {
+            builder.setAttribute(DB_SYSTEM, dbSystem).setAttribute(DB_OPERATION, file);
+        }
+        return builder.startSpan();
     }
 
     /** The SQL file's name without its folder and {@code .sql}: {@code claim-new-guid} of {@code ...sql/claim-new-guid.sql}. */

@@ -95,11 +95,7 @@ final class RouteSpans implements RoutePolicyFactory {
         if (current == null || !current.sampled()) {
             return; // not traced, or left out by the sampler: no span of this route's to end
         }
-        Throwable failure = exchange.getException();
-        if (failure != null) {
-            current.span().recordException(failure);
-            current.span().setStatus(StatusCode.ERROR, failure.getClass().getSimpleName());
-        }
+        ActiveSpan.failed(current.span(), exchange.getException());
         current.span().end();
         if (current.parent() != null) {
             current.parent().activate(exchange);
@@ -121,9 +117,8 @@ final class RouteSpans implements RoutePolicyFactory {
                 set(span, REPLY_CODE, code);
                 if (code != null && !code.equals("0000")) {
                     span.setStatus(StatusCode.ERROR, code);
-                } else if (exchange.getException() != null) {
-                    span.recordException(exchange.getException());
-                    span.setStatus(StatusCode.ERROR, exchange.getException().getClass().getSimpleName());
+                } else {
+                    ActiveSpan.failed(span, exchange.getException());
                 }
                 span.end();
             }
