@@ -1,6 +1,5 @@
 package dev.idempotentrelay;
 
-import dev.idempotentrelay.core.CoreConnectionManager;
 import dev.idempotentrelay.jobs.JobRunSummary;
 import dev.idempotentrelay.jobs.PurgeRun;
 import dev.idempotentrelay.jobs.RowBatch;
@@ -42,7 +41,8 @@ import org.apache.camel.spi.Registry;
  * properties ({@link PropertyInject}). Beside it, named by {@code camel.main.configuration-classes} before it:
  * {@link ChannelBeans} (the listener's pipeline and TLS) and {@link LedgerBeans} (the pool, the writers, the SQL
  * components). The beans that count go through one {@link RelayMetrics}, made with this class, and what depends on the
- * ledger's beans is wired in {@link #configure}, after them.
+ * ledger's beans is wired in {@link #configure}, after them. The core's pool, which needs only properties, is declared
+ * in application.properties ({@code camel.beans.coreConnections}).
  */
 public class RelayBeans implements CamelConfiguration {
 
@@ -99,20 +99,6 @@ public class RelayBeans implements CamelConfiguration {
     private boolean stepCounts;
     @PropertyInject("relay.tracing.enabled")
     private boolean tracing;
-
-    /** The core: pooled connections, each checked before reuse so that a core gone down is E902, not E901. */
-    @BindToRegistry
-    public CoreConnectionManager coreConnections(@PropertyInject("relay.core.connect-timeout-ms") long connectTimeoutMs,
-            @PropertyInject("relay.core.read-timeout-ms") long readTimeoutMs,
-            @PropertyInject("relay.core.validate-after-inactivity-ms") long validateAfterInactivityMs,
-            @PropertyInject("relay.max-in-flight") int maxConnections) {
-        CoreConnectionManager core = new CoreConnectionManager();
-        core.setConnectTimeoutMs(connectTimeoutMs);
-        core.setReadTimeoutMs(readTimeoutMs);
-        core.setValidateAfterInactivityMs(validateAfterInactivityMs);
-        core.setMaxConnections(maxConnections);
-        return core;
-    }
 
     /**
      * What depends on the ledger's beans ({@link LedgerBeans}, wired before this): the purge's batches, the group sizes
