@@ -35,7 +35,8 @@ class RouteFilesTest {
 
     /** One file per story, each route of it in reading order: what an architect opens routes/ to read. */
     private static final Map<String, List<String>> STORIES = Map.of(
-            "channel-path", List.of("receive-telegram", "claim-guid", "answer-known-guid", "retry-failed", "call-core", "record-result"),
+            "channel-path", List.of("receive-telegram", "claim-guid", "answer-known-guid", "retry-failed", "call-core", "record-result",
+                    "reply-to-channel"),
             "resolve", List.of("resolve-unknown", "run-resolve", "inquire-core"),
             "reprocess", List.of("reprocess-failed", "run-reprocess", "resend-failed"),
             "purge", List.of("purge-ledger", "run-purge"),
