@@ -2,9 +2,9 @@ package dev.idempotentrelay.ledger;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -276,22 +276,16 @@ public final class LedgerMigrations {
 
     /**
      * The other sessions that hold a lock on a table of the ledger's schema in a transaction older than the lock
-     * timeout, oldest first: who they are and since when. A role without pg_read_all_stats sees another role's
-     * session without its state or times: then those are "not shown".
+     * timeout, oldest first, five at most ({@code sql/postgresql/lock-holders.sql}): who they are and since when. A role
+     * without pg_read_all_stats sees another role's session without its state or times: then those are "not shown".
      */
     List<String> blockers() {
-        String sql = "SELECT a.pid, a.usename, a.application_name, a.client_addr, a.state, l.mode, c.relname,"
-                + " to_char(a.xact_start AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS since,"
-                + " extract(epoch FROM now() - a.xact_start)::bigint AS seconds"
-                + " FROM pg_locks l JOIN pg_class c ON c.oid = l.relation JOIN pg_namespace n ON n.oid = c.relnamespace"
-                + " JOIN pg_stat_activity a ON a.pid = l.pid"
-                + " WHERE l.granted AND l.pid <> pg_backend_pid() AND n.nspname = current_schema() AND c.relkind = 'r'"
-                + " AND (a.xact_start IS NULL OR a.xact_start < now() - make_interval(secs => " + lockTimeoutMs + " / 1000.0))"
-                + " ORDER BY a.xact_start NULLS LAST, a.pid, c.relname";
         List<String> sessions = new ArrayList<>();
-        try (Connection connection = ledger.getConnection(); Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery(sql)) {
-            while (rows.next() && sessions.size() < 5) {
+        try (Connection connection = ledger.getConnection();
+                PreparedStatement statement = connection.prepareStatement(SqlFile.load("postgresql/lock-holders").jdbc())) {
+            statement.setLong(1, lockTimeoutMs);
+            ResultSet rows = statement.executeQuery();
+            while (rows.next()) {
                 String since = rows.getString("since");
                 sessions.add("pid " + rows.getInt("pid") + " (user " + rows.getString("usename")
                         + (rows.getString("application_name") == null || rows.getString("application_name").isEmpty() ? ""
