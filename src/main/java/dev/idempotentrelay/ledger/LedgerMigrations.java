@@ -282,9 +282,9 @@ public final class LedgerMigrations {
     List<String> blockers() {
         List<String> sessions = new ArrayList<>();
         try (Connection connection = ledger.getConnection();
-                PreparedStatement statement = connection.prepareStatement(SqlFile.load("postgresql/lock-holders").jdbc())) {
-            statement.setLong(1, lockTimeoutMs);
-            ResultSet rows = statement.executeQuery();
+                PreparedStatement statement = SqlFile.load("postgresql/lock-holders")
+                        .prepare(connection, Map.of("lockTimeoutMs", lockTimeoutMs));
+                ResultSet rows = statement.executeQuery()) {
             while (rows.next()) {
                 String since = rows.getString("since");
                 sessions.add("pid " + rows.getInt("pid") + " (user " + rows.getString("usename")

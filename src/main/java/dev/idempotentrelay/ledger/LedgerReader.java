@@ -144,22 +144,17 @@ public final class LedgerReader implements AutoCloseable {
     }
 
     private List<Map<String, Object>> query(SqlFile sql, Map<String, Object> values) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(sql.jdbc())) {
-            for (int i = 0; i < sql.parameters().size(); i++) {
-                ps.setObject(i + 1, values.get(sql.parameters().get(i)));
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                ResultSetMetaData meta = rs.getMetaData();
-                List<Map<String, Object>> rows = new ArrayList<>();
-                while (rs.next()) {
-                    Map<String, Object> row = new LinkedHashMap<>();
-                    for (int c = 1; c <= meta.getColumnCount(); c++) {
-                        row.put(meta.getColumnLabel(c), rs.getObject(c));
-                    }
-                    rows.add(row);
+        try (PreparedStatement ps = sql.prepare(connection, values); ResultSet rs = ps.executeQuery()) {
+            ResultSetMetaData meta = rs.getMetaData();
+            List<Map<String, Object>> rows = new ArrayList<>();
+            while (rs.next()) {
+                Map<String, Object> row = new LinkedHashMap<>();
+                for (int c = 1; c <= meta.getColumnCount(); c++) {
+                    row.put(meta.getColumnLabel(c), rs.getObject(c));
                 }
-                return rows;
+                rows.add(row);
             }
+            return rows;
         }
     }
 

@@ -3,8 +3,11 @@ package dev.idempotentrelay.ledger;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import org.apache.camel.component.sql.SqlHelper;
 
 /**
@@ -31,6 +34,20 @@ public record SqlFile(String name, String jdbc, List<String> parameters) {
             return new SqlFile(name, NAMED_PARAMETERS.prepareQuery(text, true, null), parameters);
         } catch (IOException | SQLException e) {
             throw new IllegalStateException(resource + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** This statement prepared on {@code connection}, each named parameter bound from {@code values} by its name. */
+    public PreparedStatement prepare(Connection connection, Map<String, ?> values) throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(jdbc);
+        try {
+            for (int i = 0; i < parameters.size(); i++) {
+                statement.setObject(i + 1, values.get(parameters.get(i)));
+            }
+            return statement;
+        } catch (SQLException | RuntimeException e) {
+            statement.close();
+            throw e;
         }
     }
 }
